@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "camroll",
+    products: [
+        .executable(name: "camroll", targets: ["camroll"])
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CXXHash", pkgConfig: "libxxhash",
+            providers: [.apt(["libxxhash-dev"])]),
+        .systemLibrary(
+            name: "CV4L2", pkgConfig: "libv4l2",
+            providers: [.apt(["libv4l-dev"])]),
+        .systemLibrary(name: "CLinux"),
+        .target(
+            name: "CamrollKit",
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CLinux"]),
+        .executableTarget(name: "camroll", dependencies: ["CamrollKit"]),
+        .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,78 @@
+#ifndef CAMROLL_CV4L2_SHIM_H
+#define CAMROLL_CV4L2_SHIM_H
+/*
+ * Swift cannot call variadic C functions (v4l2_open, v4l2_ioctl) and does not import
+ * function-like macros (VIDIOC_*, v4l2_fourcc). Everything camroll needs from them is
+ * re-exported here as static inline functions and constants with the cv4l2_ prefix.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/videodev2.h>
+#include <libv4l2.h>
+#include <libv4lconvert.h>
+
+static inline int cv4l2_open(const char *path, int flags) { return v4l2_open(path, flags, 0); }
+static inline int cv4l2_close(int fd) { return v4l2_close(fd); }
+static inline int cv4l2_ioctl(int fd, unsigned long request, void *arg) {
+    return v4l2_ioctl(fd, request, arg);
+}
+static inline void *cv4l2_mmap(size_t length, int fd, int64_t offset) {
+    return v4l2_mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+}
+static inline int cv4l2_munmap(void *start, size_t length) { return v4l2_munmap(start, length); }
+
+/* ioctl request numbers */
+static const unsigned long CV4L2_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
+static const unsigned long CV4L2_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
+static const unsigned long CV4L2_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
+static const unsigned long CV4L2_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
+static const unsigned long CV4L2_VIDIOC_G_FMT = VIDIOC_G_FMT;
+static const unsigned long CV4L2_VIDIOC_S_FMT = VIDIOC_S_FMT;
+static const unsigned long CV4L2_VIDIOC_G_PARM = VIDIOC_G_PARM;
+static const unsigned long CV4L2_VIDIOC_S_PARM = VIDIOC_S_PARM;
+static const unsigned long CV4L2_VIDIOC_REQBUFS = VIDIOC_REQBUFS;
+static const unsigned long CV4L2_VIDIOC_QUERYBUF = VIDIOC_QUERYBUF;
+static const unsigned long CV4L2_VIDIOC_QBUF = VIDIOC_QBUF;
+static const unsigned long CV4L2_VIDIOC_DQBUF = VIDIOC_DQBUF;
+static const unsigned long CV4L2_VIDIOC_STREAMON = VIDIOC_STREAMON;
+static const unsigned long CV4L2_VIDIOC_STREAMOFF = VIDIOC_STREAMOFF;
+static const unsigned long CV4L2_VIDIOC_QUERYCTRL = VIDIOC_QUERYCTRL;
+static const unsigned long CV4L2_VIDIOC_QUERY_EXT_CTRL = VIDIOC_QUERY_EXT_CTRL;
+static const unsigned long CV4L2_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
+static const unsigned long CV4L2_VIDIOC_G_CTRL = VIDIOC_G_CTRL;
+static const unsigned long CV4L2_VIDIOC_S_CTRL = VIDIOC_S_CTRL;
+static const unsigned long CV4L2_VIDIOC_G_EXT_CTRLS = VIDIOC_G_EXT_CTRLS;
+static const unsigned long CV4L2_VIDIOC_S_EXT_CTRLS = VIDIOC_S_EXT_CTRLS;
+static const unsigned long CV4L2_VIDIOC_ENUMINPUT = VIDIOC_ENUMINPUT;
+
+/* pixel formats camroll names on the command line */
+static const uint32_t CV4L2_PIX_FMT_YUYV = V4L2_PIX_FMT_YUYV;
+static const uint32_t CV4L2_PIX_FMT_MJPEG = V4L2_PIX_FMT_MJPEG;
+static const uint32_t CV4L2_PIX_FMT_JPEG = V4L2_PIX_FMT_JPEG;
+static const uint32_t CV4L2_PIX_FMT_RGB24 = V4L2_PIX_FMT_RGB24;
+static const uint32_t CV4L2_PIX_FMT_YUV420 = V4L2_PIX_FMT_YUV420;
+
+/* capabilities, buffer types and flags */
+static const uint32_t CV4L2_CAP_VIDEO_CAPTURE = V4L2_CAP_VIDEO_CAPTURE;
+static const uint32_t CV4L2_CAP_VIDEO_CAPTURE_MPLANE = V4L2_CAP_VIDEO_CAPTURE_MPLANE;
+static const uint32_t CV4L2_CAP_STREAMING = V4L2_CAP_STREAMING;
+static const uint32_t CV4L2_CAP_META_CAPTURE = V4L2_CAP_META_CAPTURE;
+static const uint32_t CV4L2_CAP_DEVICE_CAPS = V4L2_CAP_DEVICE_CAPS;
+static const uint32_t CV4L2_BUF_TYPE_VIDEO_CAPTURE = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+static const uint32_t CV4L2_MEMORY_MMAP = V4L2_MEMORY_MMAP;
+static const uint32_t CV4L2_BUF_FLAG_ERROR = V4L2_BUF_FLAG_ERROR;
+static const uint32_t CV4L2_FIELD_ANY = V4L2_FIELD_ANY;
+static const uint32_t CV4L2_FMT_FLAG_COMPRESSED = V4L2_FMT_FLAG_COMPRESSED;
+static const uint32_t CV4L2_FMT_FLAG_EMULATED = V4L2_FMT_FLAG_EMULATED;
+static const uint32_t CV4L2_FRMSIZE_TYPE_DISCRETE = V4L2_FRMSIZE_TYPE_DISCRETE;
+static const uint32_t CV4L2_FRMIVAL_TYPE_DISCRETE = V4L2_FRMIVAL_TYPE_DISCRETE;
+static const uint32_t CV4L2_CAP_TIMEPERFRAME = V4L2_CAP_TIMEPERFRAME;
+static const uint32_t CV4L2_CTRL_FLAG_NEXT_CTRL = V4L2_CTRL_FLAG_NEXT_CTRL;
+static const uint32_t CV4L2_CTRL_FLAG_NEXT_COMPOUND = V4L2_CTRL_FLAG_NEXT_COMPOUND;
+static const uint32_t CV4L2_CTRL_FLAG_DISABLED = V4L2_CTRL_FLAG_DISABLED;
+static const uint32_t CV4L2_CTRL_FLAG_READ_ONLY = V4L2_CTRL_FLAG_READ_ONLY;
+static const uint32_t CV4L2_CTRL_FLAG_WRITE_ONLY = V4L2_CTRL_FLAG_WRITE_ONLY;
+static const uint32_t CV4L2_CTRL_FLAG_INACTIVE = V4L2_CTRL_FLAG_INACTIVE;
+#endif

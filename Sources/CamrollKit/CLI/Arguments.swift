@@ -1,0 +1,110 @@
+/// Walks argv the way swift-argument-parser does: `--opt value`, `--opt=value`, `-o value`,
+/// `-ovalue`, and `--` to end options.
+struct ArgumentScanner {
+    enum Token: Equatable {
+        case option(String, inlineValue: String?)
+        case positional(String)
+    }
+
+    private var arguments: [String]
+    private var index = 0
+    private var optionsEnded = false
+    let command: String
+
+    init(_ arguments: [String], command: String) {
+        self.arguments = arguments
+        self.command = command
+    }
+
+    mutating func next() -> Token? {
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+                return .positional(argument)
+            }
+            if argument == "--" {
+                optionsEnded = true
+                continue
+            }
+            if argument.hasPrefix("--") {
+                if let equals = argument.firstIndex(of: "=") {
+                    return .option(String(argument[..<equals]), inlineValue: String(argument[argument.index(after: equals)...]))
+                }
+                return .option(argument, inlineValue: nil)
+            }
+            // -n5 → -n with 5; a negative number is a value, not an option, only after an option.
+            let name = String(argument.prefix(2))
+            let rest = argument.dropFirst(2)
+            return .option(name, inlineValue: rest.isEmpty ? nil : String(rest))
+        }
+        return nil
+    }
+
+    /// The value of option `name`: inline, or the next argument.
+    mutating func value(for name: String, inline: String?) throws -> String {
+        if let inline { return inline }
+        guard index < arguments.count else {
+            throw usageError("missing value for '\(name)'")
+        }
+        index += 1
+        return arguments[index - 1]
+    }
+
+    func usageError(_ message: String) -> CamrollError {
+        CamrollError.usage(message, hint: "See 'camroll \(command) --help' for more information.")
+    }
+}
+
+/// Parsers for option values; each error names the option and what it wanted.
+enum ValueParser {
+    static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
+            throw CamrollError.usage("invalid value '\(text)' for '\(option)': expected a whole number")
+        }
+        guard range.contains(value) else {
+            throw CamrollError.usage(
+                "invalid value '\(text)' for '\(option)': must be from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// `500ms`, `2s`, `1.5s`, `3m`, `1h`, or a bare number of seconds → microseconds.
+    static func duration(_ text: String, option: String) throws -> Int {
+        let units: [(String, Double)] = [("us", 1), ("ms", 1e3), ("s", 1e6), ("m", 60e6), ("h", 3600e6)]
+        var number = Substring(text)
+        var scale = 1e6
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            let candidate = text.dropLast(suffix.count)
+            if Double(candidate) != nil {
+                number = candidate
+                scale = factor
+                break
+            }
+        }
+        guard let value = Double(number), value.isFinite, value >= 0, value * scale < 1e15 else {
+            throw CamrollError.usage(
+                "invalid duration '\(text)' for '\(option)'", hint: "Examples: 500ms, 2s, 1.5m, 1h.")
+        }
+        return Int((value * scale).rounded())
+    }
+
+    /// `800K`, `1M`, `1.5MB`, `2G`, or bytes. K/M/G are powers of 1024; kB/MB/GB of 1000.
+    static func size(_ text: String, option: String) throws -> Int {
+        let units: [(String, Double)] = [
+            ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("kB", 1e3), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9),
+            ("K", 1024), ("k", 1024), ("M", 1_048_576), ("G", 1_073_741_824), ("B", 1),
+        ]
+        var number = Substring(text)
+        var scale = 1.0
+        for (suffix, factor) in units where text.hasSuffix(suffix) {
+            number = text.dropLast(suffix.count)
+            scale = factor
+            break
+        }
+        guard let value = Double(number), value.isFinite, value > 0, value * scale < 1e15 else {
+            throw CamrollError.usage("invalid size '\(text)' for '\(option)'", hint: "Examples: 800K, 1M, 1.5MB.")
+        }
+        return Int((value * scale).rounded(.down))
+    }
+}

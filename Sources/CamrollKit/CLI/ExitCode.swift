@@ -1,0 +1,41 @@
+/// Process exit statuses, from sysexits(3). Scripts depend on these numbers (DESIGN.md).
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    /// `verify` found problems, or a failure with no more specific code.
+    case failure = 1
+    case usage = 64
+    /// Corrupt frame or input file.
+    case dataError = 65
+    /// No such device or file.
+    case noInput = 66
+    /// Device busy, no camera, or catalog locked by another process.
+    case unavailable = 69
+    /// Output cannot be created: exists, not writable.
+    case cannotCreate = 73
+    /// I/O error: ENOSPC, EIO, EDQUOT.
+    case ioError = 74
+    /// No frame arrived within --timeout.
+    case frameTimeout = 75
+    case permissionDenied = 77
+    case interrupted = 130
+    case terminated = 143
+}
+
+/// An error meant for the user: one line of message, an optional hint line, an exit code.
+public struct CamrollError: Error, CustomStringConvertible, Sendable {
+    public var exitCode: ExitCode
+    public var message: String
+    public var hint: String?
+
+    public init(_ exitCode: ExitCode, _ message: String, hint: String? = nil) {
+        self.exitCode = exitCode
+        self.message = message
+        self.hint = hint
+    }
+
+    public var description: String { message }
+
+    public static func usage(_ message: String, hint: String? = nil) -> CamrollError {
+        CamrollError(.usage, message, hint: hint)
+    }
+}

@@ -1,0 +1,74 @@
+/// The text of `--help` for each command, in swift-argument-parser's layout.
+enum Help {
+    static let version = "camroll 0.1.0"
+
+    static func text(for command: String?) -> String {
+        switch command {
+        case "snap": return snap
+        default: return overview
+        }
+    }
+
+    static let overview = """
+        OVERVIEW: Take photos from V4L2 cameras and save them, once or N times, recording every
+        save in an SQLite catalog.
+
+        USAGE: camroll [snap] [<options>]
+               camroll <subcommand> [<options>]
+
+        SUBCOMMANDS:
+          snap (default)          Capture, encode, save N times, record.
+          help [<subcommand>]     Show help for a subcommand.
+
+        GLOBAL OPTIONS:
+          --json                  Machine-readable output (NDJSON events on stdout).
+          --quiet                 Print errors only.
+          --no-progress           No progress line.
+          --color <when>          auto, always or never (NO_COLOR is honoured).
+          -h, --help              Show help information.
+          --version               Show the version.
+
+        EXAMPLES:
+          camroll snap -d pattern -o /tmp/shots/{seq}.jpg
+          camroll snap -d pattern -r 1920x1080 -n 10000 --stamp -o /mnt/sd/{seq}.jpg
+
+          See 'camroll help <subcommand>' for detailed help.
+
+        """
+
+    static let snap = """
+        OVERVIEW: Capture a frame, encode it as JPEG and save it N times, recording every save.
+
+        USAGE: camroll snap [<options>]
+
+        SOURCE OPTIONS:
+          -d, --device <dev>      /dev/videoN, N, a /dev/v4l/by-id name, 'pattern' (the built-in
+                                  test pattern) or file:PATH (an existing JPEG, saved as it is).
+                                  Default: the first camera.
+          -r, --resolution <WxH>  Frame size. Default for the pattern: 1280x720.
+          -f, --format <fmt>      auto, mjpeg, yuyv or a fourcc. (default: auto)
+          --fps <rate>            Frame rate to ask the camera for.
+          --skip <n>              Warm-up frames to drop after the stream starts.
+          --frames <k>            Distinct frames to take, each saved N times. (default: 1)
+          --interval <duration>   Pause between frames, e.g. 500ms, 2s.
+          --timeout <duration>    Longest wait for a frame. (default: 5s)
+
+        SAVE OPTIONS:
+          -n, --count <n>         Saves of each frame, 1 to 1000000000. (default: 1)
+          -o, --output <template> Where to save. Tokens: {seq} {seq:N} {uuid} {run} {frame}
+                                  {date} {time} {ms}, and %Y %m %d %H %M %S.
+                                  (default: $XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg)
+          -q, --quality <1-100>   JPEG quality. (default: 90)
+          --fsync                 Sync each file and its directory before it counts as saved.
+          --stamp                 Give each copy a unique JPEG comment, so copies differ byte-wise.
+          --overwrite             Replace existing files (never done otherwise).
+          --db <path>             Catalog. (default: $XDG_DATA_HOME/camroll/catalog.sqlite3)
+
+        GLOBAL OPTIONS:
+          --json, --quiet, --no-progress, --color <when>, -h/--help
+
+        Ctrl-C stops after the current save: no partial file is left, the run is recorded as
+        cancelled and the exit status is 130 (143 for SIGTERM). A second Ctrl-C exits at once.
+
+        """
+}

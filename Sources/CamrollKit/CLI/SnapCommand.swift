@@ -1,0 +1,74 @@
+import Foundation
+
+/// `camroll snap`: opens the source and the catalog, runs the batch, maps the outcome to an
+/// exit status.
+struct SnapCommand {
+    let options: SnapOptions
+    let environment: [String: String]
+    let arguments: [String]
+
+    func run() throws -> ExitCode {
+        let console = Console(colorMode: options.global.color, environment: environment)
+        let templateText = options.output ?? OutputTemplate.defaultText(environment: environment)
+        let template = try OutputTemplate(AbsolutePath.resolve(templateText))
+        if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
+            throw CamrollError.usage(
+                "output template '\(templateText)' gives every save the same name",
+                hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacingOccurrences(of: ".jpg", with: ""))_{seq}.jpg'.")
+        }
+
+        let source = try openSource()
+        let pipeline = try ImagePipeline(quality: options.quality)
+        let catalog = try Catalog(path: options.database ?? Catalog.defaultPath(environment: environment))
+
+        let cancellation = Cancellation()
+        let watcher = SignalWatcher(cancellation: cancellation)
+        defer { withExtendedLifetime(watcher) {} }
+
+        let saver = BatchSaver(
+            source: source, pipeline: pipeline,
+            writer: AtomicFileWriter(overwrite: options.overwrite, sync: options.fsync),
+            catalog: catalog, reporter: reporter(console), cancellation: cancellation,
+            plan: BatchPlan(
+                count: options.count, frames: options.frames,
+                intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp,
+                template: template))
+        let (summary, failure) = try saver.run(command: commandText())
+        if let failure {
+            console.error(failure.message, hint: failure.hint)
+            return failure.exitCode
+        }
+        if summary.status == .cancelled {
+            return cancellation.signal == SIGTERM ? .terminated : .interrupted
+        }
+        return .success
+    }
+
+    private func openSource() throws -> FrameSource {
+        switch options.device {
+        case .pattern:
+            return TestPattern(resolution: options.resolution ?? SnapOptions.defaultPatternResolution)
+        case .file(let path):
+            return try ImageFile(path: path)
+        case .firstCamera, .camera:
+            throw CamrollError(
+                .unavailable, "no camera found",
+                hint: "Use '-d pattern' for the built-in test pattern, or '-d file:PHOTO.jpg' for an image file.")
+        }
+    }
+
+    private func reporter(_ console: Console) -> ProgressReporter {
+        if options.global.json { return JSONProgress(console: console) }
+        if options.global.quiet { return QuietProgress() }
+        if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console) }
+        return PlainProgress(console: console, showProgress: !options.global.noProgress)
+    }
+
+    /// The command as typed, for the catalog's `runs.command`.
+    private func commandText() -> String {
+        arguments.map { argument in
+            argument.allSatisfy({ $0.isLetter || $0.isNumber || "-_./:=,{}".contains($0) }) && !argument.isEmpty
+                ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }.joined(separator: " ")
+    }
+}

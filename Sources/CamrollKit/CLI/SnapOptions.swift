@@ -1,0 +1,154 @@
+/// Where frames come from, as given to `-d/--device`.
+public enum DeviceChoice: Sendable, Equatable {
+    /// No `-d`: the first capture-capable camera.
+    case firstCamera
+    case pattern
+    case file(String)
+    /// `/dev/videoN`, `N`, or a `/dev/v4l/by-id` name.
+    case camera(String)
+
+    init(parsing text: String) throws {
+        if text == "pattern" {
+            self = .pattern
+        } else if text.hasPrefix("file:") {
+            let path = String(text.dropFirst(5))
+            guard !path.isEmpty else { throw CamrollError.usage("'file:' needs a path, e.g. file:photo.jpg") }
+            self = .file(path)
+        } else if let number = Int(text), number >= 0 {
+            self = .camera("/dev/video\(number)")
+        } else if text.isEmpty {
+            throw CamrollError.usage("the device name is empty")
+        } else if text.hasPrefix("/") {
+            self = .camera(text)
+        } else {
+            // A bare by-id name, as `camroll devices` prints it.
+            self = .camera("/dev/v4l/by-id/" + text)
+        }
+    }
+}
+
+/// Everything `camroll snap` was asked, validated before any device or file is opened.
+public struct SnapOptions: Sendable {
+    public var device: DeviceChoice = .firstCamera
+    public var count = 1
+    public var output: String?
+    public var resolution: Resolution?
+    public var format = "auto"
+    public var fps: Double?
+    public var quality = 90
+    public var skip: Int?
+    public var frames = 1
+    public var intervalMicroseconds = 0
+    public var timeoutMicroseconds = 5_000_000
+    public var fsync = false
+    public var stamp = false
+    public var overwrite = false
+    public var maxBytes: Int?
+    public var database: String?
+    public var global = GlobalOptions()
+
+    public static let maxCount = 1_000_000_000
+    public static let defaultPatternResolution = Resolution(width: 1280, height: 720)
+
+    static func parse(_ arguments: [String]) throws -> SnapOptions {
+        var options = SnapOptions()
+        var scanner = ArgumentScanner(arguments, command: "snap")
+        while let token = scanner.next() {
+            if try options.global.parse(token, &scanner) { continue }
+            switch token {
+            case .positional(let word):
+                throw scanner.usageError("unexpected argument '\(word)'")
+            case .option(let name, let inline):
+                func value() throws -> String { try scanner.value(for: name, inline: inline) }
+                switch name {
+                case "-h", "--help": throw HelpRequest(command: "snap")
+                case "-d", "--device": options.device = try DeviceChoice(parsing: value())
+                case "-n", "--count":
+                    options.count = try ValueParser.integer(value(), option: name, range: 1...maxCount)
+                case "-o", "--output": options.output = try value()
+                case "-r", "--resolution":
+                    let text = try value()
+                    guard let resolution = Resolution(parsing: text),
+                          (1...16384).contains(resolution.width), (1...16384).contains(resolution.height)
+                    else {
+                        throw scanner.usageError("invalid resolution '\(text)': expected WIDTHxHEIGHT, e.g. 1280x720")
+                    }
+                    options.resolution = resolution
+                case "-f", "--format":
+                    let text = try value().lowercased()
+                    guard text == "auto" || PixelFormatName.parse(text) != nil else {
+                        throw scanner.usageError(
+                            "invalid format '\(text)': expected auto, mjpeg, yuyv or a fourcc such as NV12")
+                    }
+                    options.format = text
+                case "--fps":
+                    let text = try value()
+                    guard let fps = Double(text), fps > 0, fps <= 1000 else {
+                        throw scanner.usageError("invalid value '\(text)' for '--fps': expected a rate above 0, e.g. 30")
+                    }
+                    options.fps = fps
+                case "-q", "--quality":
+                    options.quality = try ValueParser.integer(value(), option: name, range: 1...100)
+                case "--skip": options.skip = try ValueParser.integer(value(), option: name, range: 0...10_000)
+                case "--frames":
+                    options.frames = try ValueParser.integer(value(), option: name, range: 1...maxCount)
+                case "--interval": options.intervalMicroseconds = try ValueParser.duration(value(), option: name)
+                case "--timeout":
+                    options.timeoutMicroseconds = try ValueParser.duration(value(), option: name)
+                    guard options.timeoutMicroseconds > 0 else { throw scanner.usageError("'--timeout' must be above 0") }
+                case "--fsync": options.fsync = true
+                case "--stamp": options.stamp = true
+                case "--overwrite": options.overwrite = true
+                case "--max-bytes": options.maxBytes = try ValueParser.size(value(), option: name)
+                case "--db": options.database = try value()
+                default:
+                    throw scanner.usageError("unknown option '\(name)'")
+                }
+                if inline != nil, ["--fsync", "--stamp", "--overwrite"].contains(name) {
+                    throw scanner.usageError("'\(name)' takes no value")
+                }
+            }
+        }
+        try options.validate()
+        return options
+    }
+
+    func validate() throws {
+        guard count.multipliedReportingOverflow(by: frames).partialValue <= Self.maxCount,
+              !count.multipliedReportingOverflow(by: frames).overflow
+        else {
+            throw CamrollError.usage("--count × --frames must be at most \(Self.maxCount)")
+        }
+        if device == .pattern {
+            if let resolution, resolution.width % 2 != 0 {
+                throw CamrollError.usage(
+                    "invalid resolution '\(resolution)' for the test pattern: the width must be even (YUYV)")
+            }
+            if !["auto", "yuyv"].contains(format) {
+                throw CamrollError.usage("the test pattern is YUYV only; '--format \(format)' cannot be given with it")
+            }
+        }
+        if case .file = device, resolution != nil {
+            throw CamrollError.usage("'--resolution' cannot be used with a file: source; it is saved as it is")
+        }
+    }
+}
+
+/// `-f` names: friendly ones (`mjpeg`, `yuyv`) or any fourcc.
+enum PixelFormatName {
+    static func parse(_ text: String) -> PixelFormat? {
+        switch text.lowercased() {
+        case "mjpeg", "mjpg": return .mjpeg
+        case "jpeg": return .jpeg
+        case "yuyv", "yuy2": return .yuyv
+        default:
+            let padded = text.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0)
+            return text.count >= 3 && text.count <= 4 ? PixelFormat(code: padded) : nil
+        }
+    }
+}
+
+/// Thrown by a parser when the user asked for help: not an error, exit 0.
+struct HelpRequest: Error {
+    var command: String?
+}

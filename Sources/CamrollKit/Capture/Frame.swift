@@ -1,0 +1,83 @@
+import Foundation
+
+/// A V4L2 pixel format, identified by its four-character code.
+public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
+    public let fourcc: UInt32
+
+    public init(fourcc: UInt32) { self.fourcc = fourcc }
+
+    /// `"YUYV"` → the code V4L2 uses for it; nil unless exactly four ASCII characters.
+    public init?(code: String) {
+        let bytes = Array(code.utf8)
+        guard bytes.count == 4, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else { return nil }
+        fourcc = bytes.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    }
+
+    /// The four characters, trailing blanks trimmed (`"MJPG"`, `"YUYV"`, `"Y16"`).
+    public var code: String {
+        let bytes = (0..<4).map { UInt8(truncatingIfNeeded: fourcc >> (8 * UInt32($0))) }
+        let printable = bytes.map { $0 >= 0x20 && $0 < 0x7f ? $0 : UInt8(ascii: "?") }
+        return String(decoding: printable, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+
+    public var description: String { code }
+
+    public static let yuyv = PixelFormat(code: "YUYV")!
+    public static let mjpeg = PixelFormat(code: "MJPG")!
+    public static let jpeg = PixelFormat(code: "JPEG")!
+}
+
+/// One picture as a source delivered it, before encoding.
+public struct Frame: Sendable {
+    public var format: PixelFormat
+    public var width: Int
+    public var height: Int
+    /// Bytes from the start of one row to the next (V4L2's bytesperline); 0 for compressed data.
+    public var bytesPerLine: Int
+    public var bytes: [UInt8]
+    /// The source's frame counter (V4L2 buffer sequence; the pattern's frame number).
+    public var sequence: Int
+    /// Wall-clock time the frame was taken.
+    public var capturedAt: Date
+
+    public init(
+        format: PixelFormat, width: Int, height: Int, bytesPerLine: Int, bytes: [UInt8],
+        sequence: Int, capturedAt: Date
+    ) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.bytesPerLine = bytesPerLine
+        self.bytes = bytes
+        self.sequence = sequence
+        self.capturedAt = capturedAt
+    }
+}
+
+/// Anything that produces frames: a camera, the built-in test pattern, an image file.
+public protocol FrameSource: AnyObject {
+    /// How the catalog names this source (`pattern`, `file:/abs/path`, `/dev/video0`).
+    var deviceName: String { get }
+    /// The next frame. Throws `CamrollError` (timeout, corrupt data, device gone).
+    func nextFrame() throws -> Frame
+}
+
+/// Width × height, as given to `--resolution` (`1280x720`).
+public struct Resolution: Hashable, Sendable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public init?(parsing text: String) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0
+        else { return nil }
+        self.init(width: w, height: h)
+    }
+
+    public var description: String { "\(width)x\(height)" }
+}

@@ -1,0 +1,207 @@
+import CSQLite
+import Foundation
+
+/// The SQLite catalog: a row per run, per captured frame, per saved file.
+public final class Catalog {
+    public let database: Database
+    public let path: String
+    private var insertSave: Statement?
+
+    public enum RunStatus: String, Sendable {
+        case running, completed, cancelled, failed
+    }
+
+    /// `$XDG_DATA_HOME/camroll/catalog.sqlite3`, falling back to `~/.local/share`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return base + "/camroll/catalog.sqlite3"
+    }
+
+    /// Opens or creates the catalog, brings its schema up to date, turns on WAL.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws {
+        self.path = AbsolutePath.resolve(path)
+        do {
+            try Self.createParentDirectory(of: self.path)
+            database = try Database(path: self.path)
+            database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            try database.execute("PRAGMA foreign_keys=ON")
+            let mode = try database.scalarText("PRAGMA journal_mode=WAL")
+            if mode?.lowercased() != "wal" {
+                // Some file systems (network mounts) cannot do WAL; the catalog still works.
+                try database.execute("PRAGMA journal_mode=DELETE")
+            }
+            try database.execute("PRAGMA synchronous=NORMAL")
+            try migrate()
+        } catch let error as DatabaseError {
+            throw Self.userError(error, path: self.path)
+        }
+    }
+
+    public static let schemaVersion = Migrations.steps.count
+
+    private func migrate() throws {
+        let current = try database.scalarInt("PRAGMA user_version") ?? 0
+        guard current <= Self.schemaVersion else {
+            throw CamrollError(
+                .dataError,
+                "catalog \(path) has schema version \(current); this camroll knows up to \(Self.schemaVersion)",
+                hint: "Use a newer camroll, or choose another catalog with --db.")
+        }
+        for version in current..<Self.schemaVersion {
+            try database.transaction {
+                try database.execute(Migrations.steps[version])
+                try database.execute("PRAGMA user_version=\(version + 1)")
+            }
+        }
+    }
+
+    private static func createParentDirectory(of path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        do {
+            try Directories.create(directory)
+        } catch let error as SystemError {
+            throw CamrollError(
+                .cannotCreate, "cannot create the catalog's directory \(directory): \(error.reason)",
+                hint: "Choose another catalog with --db PATH.")
+        }
+    }
+
+    /// Turns an SQLite failure into a one-line error with the right exit code.
+    public static func userError(_ error: DatabaseError, path: String) -> CamrollError {
+        switch error.primaryCode {
+        case SQLITE_NOTADB:
+            return CamrollError(
+                .dataError, "\(path) is not an SQLite catalog",
+                hint: "Choose another catalog with --db PATH.")
+        case SQLITE_CORRUPT:
+            return CamrollError(.dataError, "catalog \(path) is corrupt: \(error.message)")
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return CamrollError(
+                .unavailable, "catalog \(path) is locked by another process",
+                hint: "Wait for the other camroll to finish, or use another catalog with --db PATH.")
+        case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
+            return CamrollError(
+                .cannotCreate, "cannot open catalog \(path) for writing: \(error.message)",
+                hint: "Choose another catalog with --db PATH.")
+        case SQLITE_FULL:
+            return CamrollError(.ioError, "catalog \(path): no space left on device")
+        case SQLITE_IOERR:
+            return CamrollError(.ioError, "catalog \(path): I/O error: \(error.message)")
+        default:
+            return CamrollError(.failure, "catalog \(path): \(error.message)")
+        }
+    }
+
+    /// Runs `body`, turning SQLite failures into user errors naming this catalog.
+    func userErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError {
+            throw Self.userError(error, path: path)
+        }
+    }
+
+    // MARK: Writing a run
+
+    public struct NewRun: Sendable {
+        public var uuid: String
+        public var startedAt: Date
+        public var command: String
+        public var device: String
+        public var requestedCount: Int
+        public var requestedFrames: Int
+        public var outputTemplate: String
+    }
+
+    /// Inserts the run as `running` and commits, before anything is saved.
+    public func beginRun(_ run: NewRun) throws -> Int {
+        try userErrors {
+            try database.prepare(
+                """
+                INSERT INTO runs(uuid, started_at, command, device, requested_count, status,
+                                 output_template, requested_frames, pid)
+                VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)
+                """
+            ).bind(
+                .text(run.uuid), .text(Timestamp.iso8601(run.startedAt)), .text(run.command),
+                .text(run.device), .int(run.requestedCount), .text(run.outputTemplate),
+                .int(run.requestedFrames), .int(Int(getpid()))
+            ).run()
+            return database.lastInsertRowID
+        }
+    }
+
+    public func finishRun(_ id: Int, status: RunStatus, error: String?, at: Date = Date()) throws {
+        try userErrors {
+            try database.prepare("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?")
+                .bind(.text(status.rawValue), .optional(error), .text(Timestamp.iso8601(at)), .int(id))
+                .run()
+        }
+    }
+
+    public struct NewCapture: Sendable {
+        public var runID: Int
+        public var uuid: String
+        public var capturedAt: Date
+        public var frameSequence: Int?
+        public var pixelFormat: String
+        public var width: Int
+        public var height: Int
+        public var jpegQuality: Int?
+        public var jpegBytes: Int
+        public var xxh128: String
+        public var thumbnail: [UInt8]?
+    }
+
+    public func addCapture(_ capture: NewCapture) throws -> Int {
+        try userErrors {
+            try database.prepare(
+                """
+                INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width,
+                                     height, jpeg_quality, jpeg_bytes, xxh128, thumbnail)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            ).bind(
+                .int(capture.runID), .text(capture.uuid), .text(Timestamp.iso8601(capture.capturedAt)),
+                .optional(capture.frameSequence), .text(capture.pixelFormat), .int(capture.width),
+                .int(capture.height), .optional(capture.jpegQuality), .int(capture.jpegBytes),
+                .text(capture.xxh128), capture.thumbnail.map { .blob($0) } ?? .null
+            ).run()
+            return database.lastInsertRowID
+        }
+    }
+
+    public struct NewSave: Sendable {
+        public var captureID: Int
+        public var seq: Int
+        public var path: String
+        public var bytes: Int
+        public var xxh128: String
+        public var savedAt: Date
+        public var durationMicroseconds: Int
+        public var synced: Bool
+    }
+
+    /// Inserts a `saved` row. The caller decides when to commit (see `SaveJournal`).
+    public func recordSave(_ save: NewSave) throws {
+        try userErrors {
+            if insertSave == nil {
+                insertSave = try database.prepare(
+                    """
+                    INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us,
+                                      synced, status)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'saved')
+                    """)
+            }
+            try insertSave!.bind(
+                .int(save.captureID), .int(save.seq), .text(save.path), .int(save.bytes),
+                .text(save.xxh128), .text(Timestamp.iso8601(save.savedAt)),
+                .int(save.durationMicroseconds), .int(save.synced ? 1 : 0)
+            ).run()
+        }
+    }
+
+    public func begin() throws { try userErrors { try database.execute("BEGIN IMMEDIATE") } }
+    public func commit() throws { try userErrors { try database.execute("COMMIT") } }
+}

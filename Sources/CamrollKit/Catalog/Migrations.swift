@@ -1,0 +1,54 @@
+/// The catalog's schema, as forward-only steps. Step k brings `PRAGMA user_version` from k-1
+/// to k in one transaction. Never edit a released step: add a new one.
+enum Migrations {
+    static let steps: [String] = [
+        // 1: runs, captures, saves — the column names are a contract (DESIGN.md).
+        """
+        CREATE TABLE runs(
+            id INTEGER PRIMARY KEY,
+            uuid TEXT UNIQUE NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            command TEXT NOT NULL,
+            device TEXT NOT NULL,
+            requested_count INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('running','completed','cancelled','failed')),
+            error TEXT,
+            -- What `verify --repair` needs to find files a killed run renamed into place
+            -- but did not record: the expanded-path template, the frames asked for, the pid.
+            output_template TEXT,
+            requested_frames INTEGER,
+            pid INTEGER
+        );
+        CREATE TABLE captures(
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            uuid TEXT UNIQUE NOT NULL,
+            captured_at TEXT NOT NULL,
+            frame_sequence INTEGER,
+            pixel_format TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            jpeg_quality INTEGER,
+            jpeg_bytes INTEGER NOT NULL,
+            xxh128 TEXT NOT NULL,
+            thumbnail BLOB
+        );
+        CREATE INDEX captures_run ON captures(run_id);
+        CREATE TABLE saves(
+            id INTEGER PRIMARY KEY,
+            capture_id INTEGER NOT NULL REFERENCES captures(id),
+            seq INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            xxh128 TEXT NOT NULL,
+            saved_at TEXT NOT NULL,
+            duration_us INTEGER NOT NULL,
+            synced INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('saved','deleted','missing','corrupt'))
+        );
+        CREATE INDEX saves_capture ON saves(capture_id);
+        CREATE INDEX saves_path ON saves(path);
+        """
+    ]
+}

@@ -1,0 +1,204 @@
+import Foundation
+
+/// How far a batch has got.
+public struct SaveProgress: Sendable {
+    public var done: Int
+    public var total: Int
+    public var bytes: Int
+    public var elapsedMicroseconds: Int
+
+    var elapsedSeconds: Double { Double(elapsedMicroseconds) / 1e6 }
+    var savesPerSecond: Double { elapsedMicroseconds > 0 ? Double(done) / elapsedSeconds : 0 }
+    var megabytesPerSecond: Double { elapsedMicroseconds > 0 ? Double(bytes) / 1e6 / elapsedSeconds : 0 }
+}
+
+/// What a finished (or cancelled, or failed) batch reports.
+public struct RunSummary: Sendable {
+    public var runID: Int
+    public var runUUID: String
+    public var status: Catalog.RunStatus
+    public var progress: SaveProgress
+    public var latency: LatencyHistogram
+    public var error: String?
+    public var catalogPath: String
+    public var lastPath: String?
+}
+
+/// Receives a batch's events and shows them: a live line, plain lines, NDJSON, or nothing.
+public protocol ProgressReporter: AnyObject {
+    func started(runID: Int, runUUID: String, device: String, total: Int, template: String)
+    /// Called after every save; implementations decide how often to show it.
+    func update(_ progress: SaveProgress)
+    func finished(_ summary: RunSummary)
+}
+
+enum Units {
+    static func bytes(_ count: Int) -> String {
+        let value = Double(count)
+        if value >= 1e9 { return String(format: "%.2f GB", value / 1e9) }
+        if value >= 1e6 { return String(format: "%.1f MB", value / 1e6) }
+        if value >= 1e3 { return String(format: "%.1f kB", value / 1e3) }
+        return "\(count) B"
+    }
+
+    static func duration(microseconds: Int) -> String {
+        let value = Double(microseconds)
+        if value >= 1e6 { return String(format: "%.2f s", value / 1e6) }
+        if value >= 1e3 { return String(format: "%.2f ms", value / 1e3) }
+        return "\(microseconds) µs"
+    }
+
+    static func clock(seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "--:--" }
+        let whole = Int(seconds.rounded())
+        if whole >= 3600 { return String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60) }
+        return String(format: "%02d:%02d", whole / 60, whole % 60)
+    }
+}
+
+/// The human-readable summary, shared by the terminal and plain reporters.
+func summaryText(_ summary: RunSummary) -> String {
+    let p = summary.progress
+    let head: String
+    switch summary.status {
+    case .completed, .running: head = "saved \(p.done)/\(p.total)"
+    case .cancelled: head = "cancelled after \(p.done)/\(p.total)"
+    case .failed: head = "failed after \(p.done)/\(p.total)"
+    }
+    var lines = [
+        "\(head) files, \(Units.bytes(p.bytes)) in \(Units.duration(microseconds: p.elapsedMicroseconds)): "
+            + String(format: "%.1f saves/s, %.1f MB/s", p.savesPerSecond, p.megabytesPerSecond)
+    ]
+    let l = summary.latency
+    if l.count > 0 {
+        lines.append(
+            "save latency p50 \(Units.duration(microseconds: l.percentile(0.5)))  "
+                + "p95 \(Units.duration(microseconds: l.percentile(0.95)))  "
+                + "p99 \(Units.duration(microseconds: l.percentile(0.99)))  "
+                + "max \(Units.duration(microseconds: l.maximum))")
+    }
+    if let last = summary.lastPath { lines.append("last file: \(last)") }
+    lines.append("run \(summary.runID) in \(summary.catalogPath)")
+    return lines.joined(separator: "\n") + "\n"
+}
+
+/// A line on stderr redrawn in place, at most ten times a second.
+public final class TerminalProgress: ProgressReporter {
+    private let console: Console
+    private var lastDraw = 0
+    private var drawn = false
+
+    public init(console: Console) { self.console = console }
+
+    public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
+
+    public func update(_ progress: SaveProgress) {
+        let now = monotonicMicroseconds()
+        guard now - lastDraw >= 100_000 || progress.done == progress.total else { return }
+        lastDraw = now
+        let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 1
+        let remaining = progress.savesPerSecond > 0 ? Double(progress.total - progress.done) / progress.savesPerSecond : .nan
+        let line = String(
+            format: "saving %d/%d  %5.1f%%  %.0f saves/s  %.1f MB/s  ETA ",
+            progress.done, progress.total, fraction * 100, progress.savesPerSecond,
+            progress.megabytesPerSecond) + Units.clock(seconds: remaining)
+        console.err("\r\u{1B}[2K" + line)
+        drawn = true
+    }
+
+    public func finished(_ summary: RunSummary) {
+        if drawn { console.err("\r\u{1B}[2K") }
+        console.out(summaryText(summary))
+    }
+}
+
+/// For logs and pipes: a plain line at most once a second, then the summary.
+public final class PlainProgress: ProgressReporter {
+    private let console: Console
+    private let showProgress: Bool
+    private var lastLine = monotonicMicroseconds()
+
+    public init(console: Console, showProgress: Bool) {
+        self.console = console
+        self.showProgress = showProgress
+    }
+
+    public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
+
+    public func update(_ progress: SaveProgress) {
+        guard showProgress else { return }
+        let now = monotonicMicroseconds()
+        guard now - lastLine >= 1_000_000 else { return }
+        lastLine = now
+        console.err(
+            String(format: "saving %d/%d (%.1f saves/s, %.1f MB/s)\n", progress.done, progress.total,
+                   progress.savesPerSecond, progress.megabytesPerSecond))
+    }
+
+    public func finished(_ summary: RunSummary) { console.out(summaryText(summary)) }
+}
+
+/// `--quiet`: errors only.
+public final class QuietProgress: ProgressReporter {
+    public init() {}
+    public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
+    public func update(_ progress: SaveProgress) {}
+    public func finished(_ summary: RunSummary) {}
+}
+
+/// `--json`: one JSON object per line on stdout: `start`, `progress` (at most once a second),
+/// `summary`.
+public final class JSONProgress: ProgressReporter {
+    private let console: Console
+    private var lastEvent = monotonicMicroseconds()
+
+    public init(console: Console) { self.console = console }
+
+    public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {
+        emit([
+            "event": "start", "run_id": runID, "run_uuid": runUUID, "device": device,
+            "requested": total, "template": template,
+        ])
+    }
+
+    public func update(_ progress: SaveProgress) {
+        let now = monotonicMicroseconds()
+        guard now - lastEvent >= 1_000_000 else { return }
+        lastEvent = now
+        emit([
+            "event": "progress", "done": progress.done, "total": progress.total, "bytes": progress.bytes,
+            "elapsed_s": progress.elapsedSeconds,
+        ])
+    }
+
+    public func finished(_ summary: RunSummary) {
+        let p = summary.progress
+        let l = summary.latency
+        var event: [String: Any] = [
+            "event": "summary", "run_id": summary.runID, "run_uuid": summary.runUUID,
+            "status": summary.status.rawValue, "saves": p.done, "requested": p.total, "bytes": p.bytes,
+            "elapsed_s": p.elapsedSeconds, "saves_per_s": p.savesPerSecond, "mb_per_s": p.megabytesPerSecond,
+            "latency_us": [
+                "p50": l.percentile(0.5), "p95": l.percentile(0.95), "p99": l.percentile(0.99),
+                "max": l.maximum,
+            ],
+            "catalog": summary.catalogPath,
+        ]
+        if let error = summary.error { event["error"] = error }
+        if let last = summary.lastPath { event["last_path"] = last }
+        emit(event)
+    }
+
+    private func emit(_ object: [String: Any]) {
+        console.out(JSONLine.encode(object))
+    }
+}
+
+enum JSONLine {
+    /// One compact JSON object and a newline, keys sorted so output is stable.
+    static func encode(_ object: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return "{}\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

@@ -1,0 +1,54 @@
+import Glibc
+import Synchronization
+
+/// Where camroll writes, and what the other end can show.
+public final class Console: Sendable {
+    public enum ColorMode: String, Sendable { case auto, always, never }
+
+    public let stderrIsTerminal: Bool
+    public let useColor: Bool
+    /// Serialises writes: progress comes from the main loop, messages from the signal queue too.
+    private let lock = Mutex<Void>(())
+
+    public init(colorMode: ColorMode = .auto, environment: [String: String] = [:]) {
+        stderrIsTerminal = isatty(STDERR_FILENO) == 1
+        switch colorMode {
+        case .always: useColor = true
+        case .never: useColor = false
+        case .auto:
+            let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+            useColor = stderrIsTerminal && !noColor && environment["TERM"] != "dumb"
+        }
+    }
+
+    public func out(_ text: String) { write(STDOUT_FILENO, text) }
+    public func err(_ text: String) { write(STDERR_FILENO, text) }
+
+    /// `camroll: error: message`, then the hint on its own line.
+    public func error(_ message: String, hint: String? = nil) {
+        let label = useColor ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
+        var text = "camroll: \(label) \(message)\n"
+        if let hint { text += hint + "\n" }
+        err(text)
+    }
+
+    public func warning(_ message: String) {
+        let label = useColor ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:"
+        err("camroll: \(label) \(message)\n")
+    }
+
+    private func write(_ fd: Int32, _ text: String) {
+        lock.withLock { _ in
+            var bytes = Array(text.utf8)
+            bytes.withUnsafeMutableBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { return }  // a closed pipe or full disk: nothing more to say there
+                    offset += n
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import CTurboJPEG
+
+/// A JPEG ready to save, and what it shows.
+public struct EncodedImage: Sendable {
+    public var bytes: [UInt8]
+    public var width: Int
+    public var height: Int
+    /// The quality it was encoded at; nil when the bytes came from the source as they are.
+    public var quality: Int?
+}
+
+/// Encodes raw frames to JPEG with libturbojpeg. Reuses its buffers from frame to frame.
+public final class JPEGEncoder {
+    private let handle: tjhandle
+    // Separate properties, not an array of planes: each is borrowed mutably at the same time.
+    private var lumaPlane: [UInt8] = []
+    private var cbPlane: [UInt8] = []
+    private var crPlane: [UInt8] = []
+    private var output: UnsafeMutablePointer<UInt8>?
+    private var outputCapacity = 0
+
+    public init() throws {
+        guard let handle = tjInitCompress() else {
+            throw CamrollError(.failure, "cannot initialise the JPEG encoder: \(Self.globalError())")
+        }
+        self.handle = handle
+    }
+
+    deinit {
+        tjFree(output)
+        tjDestroy(handle)
+    }
+
+    /// Encodes YUYV (straight to planar 4:2:2, never through RGB), planar YUV 4:2:0 or RGB24.
+    public func encode(_ frame: Frame, quality: Int) throws -> EncodedImage {
+        let bytes: [UInt8]
+        switch frame.format {
+        case .yuyv: bytes = try encodeYUYV(frame, quality: quality)
+        case .yuv420: bytes = try encodeYUV420(frame, quality: quality)
+        case .rgb24: bytes = try encodeRGB24(frame, quality: quality)
+        default:
+            throw CamrollError(.dataError, "cannot encode pixel format \(frame.format) to JPEG")
+        }
+        return EncodedImage(bytes: bytes, width: frame.width, height: frame.height, quality: quality)
+    }
+
+    private func encodeYUYV(_ frame: Frame, quality: Int) throws -> [UInt8] {
+        let width = frame.width, height = frame.height
+        guard width % 2 == 0, frame.bytesPerLine >= width * 2,
+            frame.bytes.count >= frame.bytesPerLine * (height - 1) + width * 2
+        else { throw CamrollError(.dataError, "YUYV frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)") }
+        let chromaWidth = width / 2
+        resizePlanes([width * height, chromaWidth * height, chromaWidth * height])
+        frame.bytes.withUnsafeBufferPointer { source in
+            lumaPlane.withUnsafeMutableBufferPointer { luma in
+                cbPlane.withUnsafeMutableBufferPointer { cb in
+                    crPlane.withUnsafeMutableBufferPointer { cr in
+                        for y in 0..<height {
+                            let row = source.baseAddress! + y * frame.bytesPerLine
+                            let lumaRow = luma.baseAddress! + y * width
+                            let cbRow = cb.baseAddress! + y * chromaWidth
+                            let crRow = cr.baseAddress! + y * chromaWidth
+                            for pair in 0..<chromaWidth {
+                                lumaRow[2 * pair] = row[4 * pair]
+                                cbRow[pair] = row[4 * pair + 1]
+                                lumaRow[2 * pair + 1] = row[4 * pair + 2]
+                                crRow[pair] = row[4 * pair + 3]
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return try compressPlanes(
+            width: width, height: height, strides: [width, chromaWidth, chromaWidth],
+            subsampling: TJSAMP_422, quality: quality)
+    }
+
+    private func encodeYUV420(_ frame: Frame, quality: Int) throws -> [UInt8] {
+        let width = frame.width, height = frame.height
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let lumaSize = width * height, chromaSize = chromaWidth * chromaHeight
+        guard frame.bytes.count >= lumaSize + 2 * chromaSize else {
+            throw CamrollError(.dataError, "YUV 4:2:0 frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
+        }
+        lumaPlane = Array(frame.bytes[0..<lumaSize])
+        cbPlane = Array(frame.bytes[lumaSize..<(lumaSize + chromaSize)])
+        crPlane = Array(frame.bytes[(lumaSize + chromaSize)..<(lumaSize + 2 * chromaSize)])
+        return try compressPlanes(
+            width: width, height: height, strides: [width, chromaWidth, chromaWidth],
+            subsampling: TJSAMP_420, quality: quality)
+    }
+
+    private func encodeRGB24(_ frame: Frame, quality: Int) throws -> [UInt8] {
+        let width = frame.width, height = frame.height
+        let pitch = frame.bytesPerLine > 0 ? frame.bytesPerLine : width * 3
+        guard frame.bytes.count >= pitch * (height - 1) + width * 3 else {
+            throw CamrollError(.dataError, "RGB frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
+        }
+        let capacity = ensureOutput(width: width, height: height, subsampling: TJSAMP_420)
+        var size = UInt(capacity)
+        let status = frame.bytes.withUnsafeBufferPointer { source in
+            tjCompress2(
+                handle, source.baseAddress, Int32(width), Int32(pitch), Int32(height),
+                Int32(TJPF_RGB.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality),
+                TJFLAG_NOREALLOC)
+        }
+        return try collect(status: status, size: size)
+    }
+
+    private func compressPlanes(
+        width: Int, height: Int, strides: [Int], subsampling: TJSAMP, quality: Int
+    ) throws -> [UInt8] {
+        let capacity = ensureOutput(width: width, height: height, subsampling: subsampling)
+        var size = UInt(capacity)
+        let strides32 = strides.map { Int32($0) }
+        let status = lumaPlane.withUnsafeBufferPointer { y in
+            cbPlane.withUnsafeBufferPointer { u in
+                crPlane.withUnsafeBufferPointer { v in
+                    var pointers: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
+                    return pointers.withUnsafeMutableBufferPointer { planePointers in
+                        strides32.withUnsafeBufferPointer { strideBuffer in
+                            tjCompressFromYUVPlanes(
+                                handle, planePointers.baseAddress, Int32(width), strideBuffer.baseAddress,
+                                Int32(height), Int32(subsampling.rawValue), &output, &size, Int32(quality),
+                                TJFLAG_NOREALLOC)
+                        }
+                    }
+                }
+            }
+        }
+        return try collect(status: status, size: size)
+    }
+
+    private func collect(status: Int32, size: UInt) throws -> [UInt8] {
+        guard status == 0, let output else {
+            throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: tjGetErrorStr2(handle)))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
+    /// A buffer large enough for the worst case, so turbojpeg never reallocates it.
+    private func ensureOutput(width: Int, height: Int, subsampling: TJSAMP) -> Int {
+        let needed = Int(tjBufSize(Int32(width), Int32(height), Int32(subsampling.rawValue)))
+        if needed > outputCapacity {
+            tjFree(output)
+            output = tjAlloc(Int32(needed))
+            outputCapacity = output == nil ? 0 : needed
+        }
+        return outputCapacity
+    }
+
+    private func resizePlanes(_ sizes: [Int]) {
+        if lumaPlane.count != sizes[0] { lumaPlane = [UInt8](repeating: 0, count: sizes[0]) }
+        if cbPlane.count != sizes[1] { cbPlane = [UInt8](repeating: 0, count: sizes[1]) }
+        if crPlane.count != sizes[2] { crPlane = [UInt8](repeating: 0, count: sizes[2]) }
+    }
+
+    static func globalError() -> String { String(cString: tjGetErrorStr2(nil)) }
+}
+
+extension PixelFormat {
+    public static let yuv420 = PixelFormat(code: "YU12")!
+    public static let rgb24 = PixelFormat(code: "RGB3")!
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// What `snap` was asked to do with the frames it takes.
+public struct BatchPlan: Sendable {
+    /// Saves of each frame (`-n`).
+    public var count: Int
+    /// Distinct frames (`--frames`).
+    public var frames: Int
+    /// Pause between frames (`--interval`), in microseconds.
+    public var intervalMicroseconds: Int
+    /// Give every copy its own JPEG comment (`--stamp`).
+    public var stamp: Bool
+    public var template: OutputTemplate
+
+    public var totalSaves: Int { count * frames }
+}
+
+/// Takes frames, turns them into JPEGs and saves each one `count` times, recording every save in
+/// the catalog. Checks for cancellation between saves; never leaves a partial file behind.
+public final class BatchSaver {
+    private let source: FrameSource
+    private let pipeline: ImagePipeline
+    private let writer: AtomicFileWriter
+    private let catalog: Catalog
+    private let reporter: ProgressReporter
+    private let cancellation: Cancellation
+    private let plan: BatchPlan
+
+    /// Rows are committed in groups so that SQLite does not slow the saving down; a group is
+    /// closed at least this often, and always before the run ends, however it ends.
+    private let commitIntervalMicroseconds = 100_000
+
+    public init(
+        source: FrameSource, pipeline: ImagePipeline, writer: AtomicFileWriter, catalog: Catalog,
+        reporter: ProgressReporter, cancellation: Cancellation, plan: BatchPlan
+    ) {
+        self.source = source
+        self.pipeline = pipeline
+        self.writer = writer
+        self.catalog = catalog
+        self.reporter = reporter
+        self.cancellation = cancellation
+        self.plan = plan
+    }
+
+    /// Runs the whole batch. Returns the summary, and the error that ended it early, if any.
+    public func run(command: String) throws -> (RunSummary, CamrollError?) {
+        let runUUID = UUID().uuidString.lowercased()
+        let runID = try catalog.beginRun(
+            Catalog.NewRun(
+                uuid: runUUID, startedAt: Date(), command: command, device: source.deviceName,
+                requestedCount: plan.totalSaves, requestedFrames: plan.frames,
+                outputTemplate: plan.template.text))
+        reporter.started(
+            runID: runID, runUUID: runUUID, device: source.deviceName, total: plan.totalSaves,
+            template: plan.template.text)
+
+        var state = State(total: plan.totalSaves, startedAt: monotonicMicroseconds())
+        var failure: CamrollError?
+        do {
+            try saveAll(runID: runID, runUUID: runUUID, state: &state)
+        } catch let error as CamrollError {
+            failure = error
+        } catch {
+            failure = CamrollError(.failure, "\(error)")
+        }
+        state.progress.elapsedMicroseconds = monotonicMicroseconds() - state.startedAt
+        // Whatever happened, the rows of the files already saved are committed.
+        if state.transactionOpen {
+            do { try catalog.commit() } catch let error as CamrollError { failure = failure ?? error }
+        }
+        let status: Catalog.RunStatus =
+            failure != nil ? .failed : cancellation.isCancelled && state.progress.done < plan.totalSaves ? .cancelled : .completed
+        try catalog.finishRun(runID, status: status, error: failure?.message)
+        let summary = RunSummary(
+            runID: runID, runUUID: runUUID, status: status, progress: state.progress,
+            latency: state.latency, error: failure?.message, catalogPath: catalog.path, lastPath: state.lastPath)
+        reporter.finished(summary)
+        return (summary, failure)
+    }
+
+    private struct State {
+        var progress: SaveProgress
+        var latency = LatencyHistogram()
+        let startedAt: Int
+        var transactionOpen = false
+        var transactionStartedAt = 0
+        var lastPath: String?
+
+        init(total: Int, startedAt: Int) {
+            self.progress = SaveProgress(done: 0, total: total, bytes: 0, elapsedMicroseconds: 0)
+            self.startedAt = startedAt
+        }
+    }
+
+    private func saveAll(runID: Int, runUUID: String, state: inout State) throws {
+        let seqWidth = String(plan.totalSaves).count
+        let frameWidth = String(plan.frames).count
+        for frameIndex in 1...plan.frames {
+            if cancellation.isCancelled { return }
+            if frameIndex > 1 && plan.intervalMicroseconds > 0 {
+                try closeTransaction(&state)
+                waitOrCancel(microseconds: plan.intervalMicroseconds)
+                if cancellation.isCancelled { return }
+            }
+            let frame = try source.nextFrame()
+            let image = try pipeline.jpeg(from: frame)
+            let imageHash = XXH128.hex(of: image.bytes)
+            let captureID = try catalog.addCapture(
+                Catalog.NewCapture(
+                    runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
+                    frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
+                    height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
+                    xxh128: imageHash, thumbnail: nil))
+
+            try image.bytes.withUnsafeBytes { jpeg in
+                for copy in 1...plan.count {
+                    if cancellation.isCancelled { return }
+                    let seq = (frameIndex - 1) * plan.count + copy
+                    let path = plan.template.render(
+                        .init(seq: seq, seqWidth: seqWidth, run: runID, frame: frameIndex,
+                              frameWidth: frameWidth, time: frame.capturedAt))
+                    try saveOne(
+                        jpeg: jpeg, imageHash: imageHash, path: path, seq: seq, runUUID: runUUID,
+                        captureID: captureID, state: &state)
+                }
+            }
+        }
+    }
+
+    private func saveOne(
+        jpeg: UnsafeRawBufferPointer, imageHash: String, path: String, seq: Int, runUUID: String,
+        captureID: Int, state: inout State
+    ) throws {
+        var comment: [UInt8] = []
+        if plan.stamp { comment = JPEGComment.segment("camroll run=\(runUUID) seq=\(seq)") }
+        try comment.withUnsafeBytes { commentBytes in
+            // A stamped copy is SOI, its comment, then the rest of the JPEG, written as pieces.
+            let pieces = plan.stamp
+                ? [UnsafeRawBufferPointer(rebasing: jpeg[0..<2]), commentBytes, UnsafeRawBufferPointer(rebasing: jpeg[2...])]
+                : [jpeg]
+            let savedAt = Date()
+            let begin = monotonicMicroseconds()
+            try writer.write(pieces, to: path)
+            let end = monotonicMicroseconds()
+            let size = jpeg.count + commentBytes.count
+            let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
+
+            if !state.transactionOpen {
+                try catalog.begin()
+                state.transactionOpen = true
+                state.transactionStartedAt = end
+            }
+            try catalog.recordSave(
+                Catalog.NewSave(
+                    captureID: captureID, seq: seq, path: path, bytes: size, xxh128: hash,
+                    savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync))
+            if end - state.transactionStartedAt >= commitIntervalMicroseconds {
+                try closeTransaction(&state)
+            }
+
+            state.latency.record(end - begin)
+            state.progress.done += 1
+            state.progress.bytes += size
+            state.progress.elapsedMicroseconds = end - state.startedAt
+            state.lastPath = path
+            reporter.update(state.progress)
+        }
+    }
+
+    private func closeTransaction(_ state: inout State) throws {
+        guard state.transactionOpen else { return }
+        state.transactionOpen = false
+        try catalog.commit()
+    }
+
+    /// Sleeps in short slices so that Ctrl-C during a long `--interval` is answered at once.
+    private func waitOrCancel(microseconds: Int) {
+        let deadline = monotonicMicroseconds() + microseconds
+        while !cancellation.isCancelled {
+            let left = deadline - monotonicMicroseconds()
+            if left <= 0 { return }
+            usleep(UInt32(min(left, 50_000)))
+        }
+    }
+}

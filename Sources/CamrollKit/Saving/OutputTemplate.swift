@@ -1,0 +1,154 @@
+import Foundation
+import Glibc
+
+/// The `-o` naming template: literal text with `{seq}`, `{seq:N}`, `{uuid}`, `{run}`,
+/// `{frame}`, `{date}`, `{time}`, `{ms}` and strftime's `%Y %m %d %H %M %S %%`.
+/// Parsed once; rendered once per save.
+public struct OutputTemplate: Sendable, CustomStringConvertible {
+    enum Piece: Sendable, Equatable {
+        case literal(String)
+        case seq(width: Int?)
+        case uuid, run, frame, date, time, milliseconds
+        case strftime(Character)
+    }
+
+    let pieces: [Piece]
+    public let text: String
+
+    /// `$XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg`, falling back to `~/Pictures`.
+    public static func defaultText(environment: [String: String]) -> String {
+        let pictures = environment["XDG_PICTURES_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/Pictures"
+        return pictures + "/camroll/{date}_{time}_{seq}.jpg"
+    }
+
+    public init(_ text: String) throws {
+        guard !text.isEmpty else { throw CamrollError.usage("the output template is empty") }
+        guard !text.hasSuffix("/") else {
+            throw CamrollError.usage("output template '\(text)' names a directory, not a file",
+                hint: "Add a file name, e.g. '\(text){seq}.jpg'.")
+        }
+        var pieces: [Piece] = []
+        var literal = ""
+        var index = text.startIndex
+        func flush() {
+            if !literal.isEmpty { pieces.append(.literal(literal)) }
+            literal = ""
+        }
+        while index < text.endIndex {
+            let character = text[index]
+            if character == "{" {
+                guard let close = text[index...].firstIndex(of: "}") else {
+                    throw CamrollError.usage("output template '\(text)' has a '{' without a closing '}'")
+                }
+                let name = String(text[text.index(after: index)..<close])
+                flush()
+                pieces.append(try Self.token(name, in: text))
+                index = text.index(after: close)
+                continue
+            }
+            if character == "%" {
+                let next = text.index(after: index)
+                guard next < text.endIndex, "YmdHMS%".contains(text[next]) else {
+                    throw CamrollError.usage(
+                        "output template '\(text)' has an unknown '%' code",
+                        hint: "Supported: %Y %m %d %H %M %S, and %% for a literal '%'.")
+                }
+                if text[next] == "%" {
+                    literal.append("%")
+                } else {
+                    flush()
+                    pieces.append(.strftime(text[next]))
+                }
+                index = text.index(after: next)
+                continue
+            }
+            literal.append(character)
+            index = text.index(after: index)
+        }
+        flush()
+        self.pieces = pieces
+        self.text = text
+    }
+
+    private static func token(_ name: String, in text: String) throws -> Piece {
+        switch name {
+        case "seq": return .seq(width: nil)
+        case "uuid": return .uuid
+        case "run": return .run
+        case "frame": return .frame
+        case "date": return .date
+        case "time": return .time
+        case "ms": return .milliseconds
+        default:
+            if name.hasPrefix("seq:"), let width = Int(name.dropFirst(4)), (1...18).contains(width) {
+                return .seq(width: width)
+            }
+            throw CamrollError.usage(
+                "output template '\(text)' has an unknown token '{\(name)}'",
+                hint: "Tokens: {seq} {seq:N} {uuid} {run} {frame} {date} {time} {ms}.")
+        }
+    }
+
+    /// True when two saves of one run can get different names.
+    public var namesEachSave: Bool {
+        pieces.contains { if case .seq = $0 { true } else { $0 == .uuid } }
+    }
+
+    public var description: String { text }
+
+    public struct Values {
+        public var seq: Int
+        public var seqWidth: Int
+        public var run: Int
+        public var frame: Int
+        public var frameWidth: Int
+        public var time: Date
+    }
+
+    public func render(_ values: Values) -> String {
+        var out = ""
+        var local: tm?
+        func localTime() -> tm {
+            if let local { return local }
+            var seconds = time_t(values.time.timeIntervalSince1970.rounded(.down))
+            var parts = tm()
+            localtime_r(&seconds, &parts)
+            local = parts
+            return parts
+        }
+        func padded(_ number: Int, _ width: Int) -> String {
+            let digits = String(number)
+            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        }
+        for piece in pieces {
+            switch piece {
+            case .literal(let text): out += text
+            case .seq(let width): out += padded(values.seq, width ?? values.seqWidth)
+            case .uuid: out += UUID().uuidString.lowercased()
+            case .run: out += String(values.run)
+            case .frame: out += padded(values.frame, values.frameWidth)
+            case .date:
+                let t = localTime()
+                out += padded(Int(t.tm_year) + 1900, 4) + padded(Int(t.tm_mon) + 1, 2) + padded(Int(t.tm_mday), 2)
+            case .time:
+                let t = localTime()
+                out += padded(Int(t.tm_hour), 2) + padded(Int(t.tm_min), 2) + padded(Int(t.tm_sec), 2)
+            case .milliseconds:
+                let fraction = values.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 1)
+                out += padded(min(999, Int(fraction * 1000)), 3)
+            case .strftime(let code):
+                let t = localTime()
+                switch code {
+                case "Y": out += padded(Int(t.tm_year) + 1900, 4)
+                case "m": out += padded(Int(t.tm_mon) + 1, 2)
+                case "d": out += padded(Int(t.tm_mday), 2)
+                case "H": out += padded(Int(t.tm_hour), 2)
+                case "M": out += padded(Int(t.tm_min), 2)
+                default: out += padded(Int(t.tm_sec), 2)
+                }
+            }
+        }
+        return out
+    }
+}

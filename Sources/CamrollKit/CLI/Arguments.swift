@@ -44,7 +44,8 @@ struct ArgumentScanner {
     /// The value of option `name`: inline, or the next argument.
     mutating func value(for name: String, inline: String?) throws -> String {
         if let inline { return inline }
-        guard index < arguments.count else {
+        // `-n --db x`: a long option where a value belongs means the value was left out.
+        guard index < arguments.count, !(arguments[index].hasPrefix("--") && arguments[index].count > 2) else {
             throw usageError("missing value for '\(name)'")
         }
         index += 1

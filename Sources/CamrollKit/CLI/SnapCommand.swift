@@ -8,8 +8,14 @@ struct SnapCommand {
     let arguments: [String]
 
     func run() throws -> ExitCode {
+        // First, so that a Ctrl-C while the camera or the catalog opens is a cancellation too.
+        let cancellation = Cancellation()
+        let watcher = SignalWatcher(cancellation: cancellation)
+        defer { withExtendedLifetime(watcher) {} }
+
         let console = Console(colorMode: options.global.color, environment: environment)
         let templateText = options.output ?? OutputTemplate.defaultText(environment: environment)
+        _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
         let template = try OutputTemplate(AbsolutePath.resolve(templateText))
         if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
             throw CamrollError.usage(
@@ -20,10 +26,6 @@ struct SnapCommand {
         let source = try openSource()
         let pipeline = try ImagePipeline(quality: options.quality)
         let catalog = try Catalog(path: options.database ?? Catalog.defaultPath(environment: environment))
-
-        let cancellation = Cancellation()
-        let watcher = SignalWatcher(cancellation: cancellation)
-        defer { withExtendedLifetime(watcher) {} }
 
         let saver = BatchSaver(
             source: source, pipeline: pipeline,

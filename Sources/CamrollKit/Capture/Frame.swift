@@ -39,10 +39,13 @@ public struct Frame: Sendable {
     public var sequence: Int
     /// Wall-clock time the frame was taken.
     public var capturedAt: Date
+    /// YUV samples use the whole 0–255 range. V4L2's default for YUV, and the test pattern's,
+    /// is limited range (Y 16–235, Cb/Cr 16–240); JPEG's is full range.
+    public var fullRange: Bool
 
     public init(
         format: PixelFormat, width: Int, height: Int, bytesPerLine: Int, bytes: [UInt8],
-        sequence: Int, capturedAt: Date
+        sequence: Int, capturedAt: Date, fullRange: Bool = false
     ) {
         self.format = format
         self.width = width
@@ -51,6 +54,7 @@ public struct Frame: Sendable {
         self.bytes = bytes
         self.sequence = sequence
         self.capturedAt = capturedAt
+        self.fullRange = fullRange
     }
 }
 

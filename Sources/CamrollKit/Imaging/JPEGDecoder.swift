@@ -24,7 +24,7 @@ public final class JPEGDecoder {
         let status = jpeg.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
         }
-        guard status == 0 else { throw decodingError("not a readable JPEG") }
+        guard status == 0, width > 0, height > 0 else { throw decodingError("not a readable JPEG") }
         return Header(width: Int(width), height: Int(height))
     }
 

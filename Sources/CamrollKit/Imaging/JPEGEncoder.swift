@@ -51,6 +51,7 @@ public final class JPEGEncoder {
         else { throw CamrollError(.dataError, "YUYV frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)") }
         let chromaWidth = width / 2
         resizePlanes([width * height, chromaWidth * height, chromaWidth * height])
+        let (lumaMap, chromaMap) = frame.fullRange ? (Self.identity, Self.identity) : (Self.expandLuma, Self.expandChroma)
         frame.bytes.withUnsafeBufferPointer { source in
             lumaPlane.withUnsafeMutableBufferPointer { luma in
                 cbPlane.withUnsafeMutableBufferPointer { cb in
@@ -61,10 +62,10 @@ public final class JPEGEncoder {
                             let cbRow = cb.baseAddress! + y * chromaWidth
                             let crRow = cr.baseAddress! + y * chromaWidth
                             for pair in 0..<chromaWidth {
-                                lumaRow[2 * pair] = row[4 * pair]
-                                cbRow[pair] = row[4 * pair + 1]
-                                lumaRow[2 * pair + 1] = row[4 * pair + 2]
-                                crRow[pair] = row[4 * pair + 3]
+                                lumaRow[2 * pair] = lumaMap[Int(row[4 * pair])]
+                                cbRow[pair] = chromaMap[Int(row[4 * pair + 1])]
+                                lumaRow[2 * pair + 1] = lumaMap[Int(row[4 * pair + 2])]
+                                crRow[pair] = chromaMap[Int(row[4 * pair + 3])]
                             }
                         }
                     }
@@ -83,9 +84,10 @@ public final class JPEGEncoder {
         guard frame.bytes.count >= lumaSize + 2 * chromaSize else {
             throw CamrollError(.dataError, "YUV 4:2:0 frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
         }
-        lumaPlane = Array(frame.bytes[0..<lumaSize])
-        cbPlane = Array(frame.bytes[lumaSize..<(lumaSize + chromaSize)])
-        crPlane = Array(frame.bytes[(lumaSize + chromaSize)..<(lumaSize + 2 * chromaSize)])
+        let (lumaMap, chromaMap) = frame.fullRange ? (Self.identity, Self.identity) : (Self.expandLuma, Self.expandChroma)
+        lumaPlane = frame.bytes[0..<lumaSize].map { lumaMap[Int($0)] }
+        cbPlane = frame.bytes[lumaSize..<(lumaSize + chromaSize)].map { chromaMap[Int($0)] }
+        crPlane = frame.bytes[(lumaSize + chromaSize)..<(lumaSize + 2 * chromaSize)].map { chromaMap[Int($0)] }
         return try compressPlanes(
             width: width, height: height, strides: [width, chromaWidth, chromaWidth],
             subsampling: TJSAMP_420, quality: quality)
@@ -154,6 +156,22 @@ public final class JPEGEncoder {
         if lumaPlane.count != sizes[0] { lumaPlane = [UInt8](repeating: 0, count: sizes[0]) }
         if cbPlane.count != sizes[1] { cbPlane = [UInt8](repeating: 0, count: sizes[1]) }
         if crPlane.count != sizes[2] { crPlane = [UInt8](repeating: 0, count: sizes[2]) }
+    }
+
+    // JPEG (JFIF) stores full-range YCbCr; cameras send limited range. Stretching through
+    // these tables keeps black black and white white, at no cost beyond the copy.
+    static let identity: [UInt8] = (0...255).map { UInt8($0) }
+    static let expandLuma: [UInt8] = (0...255).map { stretch($0, low: 16, span: 219, centre: nil) }
+    static let expandChroma: [UInt8] = (0...255).map { stretch($0, low: 16, span: 224, centre: 128) }
+
+    private static func stretch(_ value: Int, low: Int, span: Int, centre: Int?) -> UInt8 {
+        let scaled: Double
+        if let centre {
+            scaled = Double(centre) + Double(value - centre) * 255 / Double(span)
+        } else {
+            scaled = Double(value - low) * 255 / Double(span)
+        }
+        return UInt8(max(0, min(255, scaled.rounded())))
     }
 
     static func globalError() -> String { String(cString: tjGetErrorStr2(nil)) }

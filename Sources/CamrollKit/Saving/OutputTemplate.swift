@@ -135,8 +135,7 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
                 let t = localTime()
                 out += padded(Int(t.tm_hour), 2) + padded(Int(t.tm_min), 2) + padded(Int(t.tm_sec), 2)
             case .milliseconds:
-                let fraction = values.time.timeIntervalSince1970.truncatingRemainder(dividingBy: 1)
-                out += padded(min(999, Int(fraction * 1000)), 3)
+                out += padded(Timestamp.milliseconds(of: values.time), 3)
             case .strftime(let code):
                 let t = localTime()
                 switch code {

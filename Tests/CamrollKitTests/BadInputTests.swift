@@ -1,0 +1,102 @@
+@testable import CamrollKit
+import Foundation
+import Testing
+
+/// Every bad input gets one `camroll: error:` line (plus perhaps a hint) and its own exit status.
+@Suite struct BadInputTests {
+    struct Case: CustomTestStringConvertible, Sendable {
+        var arguments: [String]
+        var status: Int32
+        var message: String
+        var testDescription: String { arguments.joined(separator: " ") }
+    }
+
+    static let cases: [Case] = [
+        Case(arguments: ["-n", "0"], status: 64, message: "invalid value '0' for '-n'"),
+        Case(arguments: ["-n", "-3"], status: 64, message: "invalid value '-3' for '-n'"),
+        Case(arguments: ["--count", "many"], status: 64, message: "expected a whole number"),
+        Case(arguments: ["-n", "1000000001"], status: 64, message: "must be from 1 to 1000000000"),
+        Case(arguments: ["-n"], status: 64, message: "missing value for '-n'"),
+        Case(arguments: ["--bogus"], status: 64, message: "unknown option '--bogus'"),
+        Case(arguments: ["stray"], status: 64, message: "unknown command 'stray'"),
+        Case(arguments: ["snap", "stray"], status: 64, message: "unexpected argument 'stray'"),
+        Case(arguments: ["-r", "640"], status: 64, message: "invalid resolution '640'"),
+        Case(arguments: ["-r", "641x480"], status: 64, message: "the width must be even"),
+        Case(arguments: ["-q", "0"], status: 64, message: "invalid value '0' for '-q'"),
+        Case(arguments: ["-q", "101"], status: 64, message: "must be from 1 to 100"),
+        Case(arguments: ["--interval", "soon"], status: 64, message: "invalid duration 'soon'"),
+        Case(arguments: ["--timeout", "0"], status: 64, message: "'--timeout' must be above 0"),
+        Case(arguments: ["--color", "purple"], status: 64, message: "invalid value 'purple' for '--color'"),
+        Case(arguments: ["--fsync=yes"], status: 64, message: "'--fsync' takes no value"),
+        Case(arguments: ["-f", "mjpeg"], status: 64, message: "the test pattern is YUYV only"),
+        Case(arguments: ["-n", "3", "-o", "@/same.jpg"], status: 64, message: "gives every save the same name"),
+        Case(arguments: ["-o", "@/{nope}.jpg"], status: 64, message: "unknown token '{nope}'"),
+        Case(arguments: ["-o", "@/{seq.jpg"], status: 64, message: "without a closing '}'"),
+        Case(arguments: ["-o", "@/out/"], status: 64, message: "names a directory, not a file"),
+        Case(arguments: ["-n", "100000", "--frames", "100000"], status: 64, message: "must be at most 1000000000"),
+        Case(arguments: ["-d", "file:@/missing.jpg"], status: 66, message: "no such file"),
+        Case(arguments: ["-d", "file:@/text.txt"], status: 65, message: "is not a JPEG file"),
+        Case(arguments: ["-d", "file:@/broken.jpg"], status: 65, message: "is not a valid JPEG"),
+        Case(arguments: ["-d", "file:@"], status: 65, message: "is not a regular file"),
+        Case(arguments: ["--db", "@/text.txt"], status: 65, message: "is not an SQLite catalog"),
+        Case(arguments: ["--db", "@/text.txt/c.sqlite3"], status: 73, message: "cannot create the catalog's directory"),
+        Case(arguments: ["-o", "@/text.txt/sub/{seq}.jpg"], status: 73, message: "cannot create directory"),
+        Case(arguments: ["-o", "@/existing.jpg"], status: 73, message: "already exists"),
+        Case(arguments: ["-d", "/dev/video99"], status: 69, message: "no camera found"),
+    ]
+
+    @Test(arguments: cases)
+    func badInputIsAClearErrorWithItsStatus(_ testCase: Case) throws {
+        let dir = try TemporaryDirectory()
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: dir.file("text.txt")))
+        try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46]).write(to: URL(fileURLWithPath: dir.file("broken.jpg")))
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: dir.file("existing.jpg")))
+
+        // Defaults first: the case's own options come later and win.
+        let given = testCase.arguments.map { $0.replacingOccurrences(of: "@", with: dir.path) }
+        let defaults = ["-d", "pattern", "-o", dir.file("shots/{seq}.jpg"), "--db", dir.file("c.sqlite3")]
+        let arguments = given.first?.hasPrefix("-") == true ? defaults + given : given + defaults
+
+        let result = try CamrollBinary.run(arguments)
+        #expect(result.status == testCase.status, "stderr: \(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("camroll: error: ") == true, "stderr: \(result.stderr)")
+        #expect(lines.first?.contains(testCase.message) == true, "stderr: \(result.stderr)")
+        #expect(lines.count <= 2, "one error line and at most one hint: \(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrac"))
+        // Nothing the user had is touched.
+        #expect(try String(contentsOfFile: dir.file("existing.jpg"), encoding: .utf8) == "keep me")
+        #expect(dir.files(in: "shots").isEmpty)
+    }
+
+    @Test func anUnwritableDirectoryIsExit73() throws {
+        let dir = try TemporaryDirectory()
+        let locked = dir.file("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        // Root may write anywhere: run as 'nobody' then, which is how a user meets this error.
+        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48", "-o", locked + "/{seq}.jpg", "--db", dir.file("c.sqlite3")], prefix: prefix)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("camroll: error: cannot write to directory \(locked)"))
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.text("SELECT status FROM runs") == "failed")
+        #expect(try catalog.text("SELECT error FROM runs")?.contains("cannot write to directory") == true)
+    }
+
+    @Test func aLockedCatalogIsExit69() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("c.sqlite3")
+        _ = try Catalog(path: path)
+        let holder = try Database(path: path)
+        try holder.execute("BEGIN EXCLUSIVE")
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48", "-o", dir.file("{seq}.jpg"), "--db", path])
+        try holder.execute("ROLLBACK")
+        #expect(result.status == 69, "\(result.stderr)")
+        #expect(result.stderr.contains("is locked by another process"))
+        #expect(dir.files(in: ".", suffix: ".jpg").isEmpty)
+    }
+}

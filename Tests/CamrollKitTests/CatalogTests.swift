@@ -1,0 +1,52 @@
+@testable import CamrollKit
+import Foundation
+import Testing
+
+@Suite struct CatalogTests {
+    @Test func newCatalogHasTheSchemaWALAndVersion() throws {
+        let dir = try TemporaryDirectory()
+        let catalog = try Catalog(path: dir.file("nested/dir/c.sqlite3"))
+        #expect(try catalog.database.scalarInt("PRAGMA user_version") == Catalog.schemaVersion)
+        #expect(try catalog.database.scalarText("PRAGMA journal_mode") == "wal")
+        #expect(try catalog.database.scalarInt("PRAGMA foreign_keys") == 1)
+        for (table, columns) in [
+            ("runs", ["id", "uuid", "started_at", "finished_at", "command", "device", "requested_count", "status", "error"]),
+            ("captures", ["id", "run_id", "uuid", "captured_at", "frame_sequence", "pixel_format", "width", "height",
+                          "jpeg_quality", "jpeg_bytes", "xxh128", "thumbnail"]),
+            ("saves", ["id", "capture_id", "seq", "path", "bytes", "xxh128", "saved_at", "duration_us", "synced", "status"]),
+        ] {
+            let statement = try catalog.database.prepare("SELECT name FROM pragma_table_info('\(table)')")
+            var names: [String] = []
+            while try statement.step() { names.append(statement.text(0) ?? "") }
+            for column in columns { #expect(names.contains(column), "\(table).\(column)") }
+        }
+    }
+
+    @Test func reopeningDoesNotMigrateAgain() throws {
+        let dir = try TemporaryDirectory()
+        _ = try Catalog(path: dir.file("c.sqlite3"))
+        let again = try Catalog(path: dir.file("c.sqlite3"))
+        #expect(try again.database.scalarInt("PRAGMA user_version") == Catalog.schemaVersion)
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("PRAGMA user_version=99")
+        #expect { try Catalog(path: dir.file("c.sqlite3")) } throws: { ($0 as? CamrollError)?.exitCode == .dataError }
+    }
+
+    @Test func statusIsConstrained() throws {
+        let dir = try TemporaryDirectory()
+        let catalog = try Catalog(path: dir.file("c.sqlite3"))
+        #expect(throws: DatabaseError.self) {
+            try catalog.database.execute(
+                "INSERT INTO runs(uuid, started_at, command, device, requested_count, status) VALUES ('u','t','c','d',1,'bogus')")
+        }
+    }
+
+    @Test func timestampsAreISO8601UTCWithMilliseconds() {
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_764_693_005.1239)) == "2025-12-02T16:30:05.123Z")
+        #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+    }
+}

@@ -1,0 +1,96 @@
+@testable import CamrollKit
+import Foundation
+import Testing
+
+@Suite struct SavingTests {
+    func render(_ template: String, seq: Int = 7, total: Int = 1000, frame: Int = 1) throws -> String {
+        let time = Date(timeIntervalSince1970: 1_764_693_005.123)  // fixed instant
+        return try OutputTemplate(template).render(
+            .init(seq: seq, seqWidth: String(total).count, run: 42, frame: frame, frameWidth: 1, time: time))
+    }
+
+    @Test func seqIsPaddedToTheWidthOfTheTotal() throws {
+        #expect(try render("/d/{seq}.jpg") == "/d/0007.jpg")
+        #expect(try render("/d/{seq}.jpg", total: 9) == "/d/7.jpg")
+        #expect(try render("/d/{seq:6}.jpg") == "/d/000007.jpg")
+        #expect(try render("/d/{seq:1}.jpg", seq: 1234) == "/d/1234.jpg")
+    }
+
+    @Test func otherTokens() throws {
+        #expect(try render("/r{run}/f{frame}/{ms}") == "/r42/f1/123")
+        let uuid = try render("/{uuid}"), another = try render("/{uuid}")
+        #expect(uuid.count == 37 && uuid != another)
+        setenv("TZ", "UTC", 1)
+        tzset()
+        #expect(try render("/{date}_{time}") == "/20251202_163005")
+        #expect(try render("/%Y-%m-%d %H:%M:%S 100%%") == "/2025-12-02 16:30:05 100%")
+    }
+
+    @Test(arguments: ["", "/d/", "/d/{bogus}", "/d/{seq", "/d/%Q", "/d/{seq:0}", "/d/{seq:x}", "/d/50%"])
+    func badTemplatesAreUsageErrors(_ text: String) {
+        #expect { try OutputTemplate(text) } throws: { ($0 as? CamrollError)?.exitCode == .usage }
+    }
+
+    @Test func templateKnowsWhetherSavesGetDistinctNames() throws {
+        #expect(try OutputTemplate("/a/{seq}.jpg").namesEachSave)
+        #expect(try OutputTemplate("/a/{uuid}.jpg").namesEachSave)
+        #expect(try !OutputTemplate("/a/{date}.jpg").namesEachSave)
+    }
+
+    @Test func writerNeverReplacesAnExistingFile() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("a/b/photo.jpg")
+        let writer = AtomicFileWriter(overwrite: false, sync: true)
+        let first: [UInt8] = [1, 2, 3], second: [UInt8] = [9, 9]
+        try first.withUnsafeBytes { try writer.write([$0], to: path) }
+        #expect(try fileBytes(path) == first)
+        #expect { try second.withUnsafeBytes { try writer.write([$0], to: path) } } throws: {
+            ($0 as? CamrollError)?.exitCode == .cannotCreate
+        }
+        #expect(try fileBytes(path) == first)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("a/b")) == ["photo.jpg"])
+    }
+
+    @Test func overwritingWriterReplacesAtomically() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("photo.jpg")
+        let writer = AtomicFileWriter(overwrite: true, sync: false)
+        let first: [UInt8] = [1, 2, 3], second: [UInt8] = [9, 9]
+        try first.withUnsafeBytes { try writer.write([$0], to: path) }
+        try second.withUnsafeBytes { try writer.write([$0], to: path) }
+        #expect(try fileBytes(path) == second)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["photo.jpg"])
+    }
+
+    @Test func piecesAreWrittenInOrder() throws {
+        let dir = try TemporaryDirectory()
+        let a: [UInt8] = [0xFF, 0xD8], b: [UInt8] = [1, 2], c: [UInt8] = [3, 4, 5]
+        try a.withUnsafeBytes { pa in
+            try b.withUnsafeBytes { pb in
+                try c.withUnsafeBytes { pc in
+                    try AtomicFileWriter(overwrite: false, sync: false).write([pa, pb, pc], to: dir.file("x"))
+                    #expect(XXH128.hex(ofPieces: [pa, pb, pc]) == XXH128.hex(of: a + b + c))
+                }
+            }
+        }
+        #expect(try fileBytes(dir.file("x")) == a + b + c)
+    }
+
+    @Test func xxh128MatchesTheReferenceVectors() throws {
+        // Values printed by `xxhsum -H2` for an empty file and for "abc".
+        #expect(XXH128.hex(of: []) == "99aa06d3014798d86001c324468d497f")
+        #expect(XXH128.hex(of: Array("abc".utf8)) == "06b05ab6733a618578af5f94892f3950")
+    }
+
+    @Test func latencyPercentilesAreCloseToExact() {
+        var histogram = LatencyHistogram()
+        for value in 1...10_000 { histogram.record(value) }
+        #expect(histogram.count == 10_000)
+        #expect(histogram.maximum == 10_000 && histogram.minimum == 1)
+        for (fraction, exact) in [(0.5, 5000.0), (0.95, 9500.0), (0.99, 9900.0)] {
+            let got = Double(histogram.percentile(fraction))
+            #expect(abs(got - exact) / exact < 0.02, "p\(fraction): \(got) vs \(exact)")
+        }
+        #expect(histogram.percentile(1.0) == 10_000)
+    }
+}

@@ -1,0 +1,112 @@
+@testable import CamrollKit
+import Foundation
+import Testing
+
+/// Runs the built binary with the test pattern and checks stdout, stderr, status, files and rows.
+@Suite struct SnapEndToEndTests {
+    @Test func thousandSavesAreDecodableAndRecordedWithXxhsumDigests() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run([
+            "snap", "-d", "pattern", "-n", "1000", "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("saved 1000/1000"))
+
+        let files = dir.files(in: "out")
+        #expect(files.count == 1000)
+        #expect(files.first == dir.file("out/0001.jpg") && files.last == dir.file("out/1000.jpg"))
+
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.text("SELECT status FROM runs") == "completed")
+        #expect(try catalog.int("SELECT requested_count FROM runs") == 1000)
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 1000)
+        let rows = try catalog.rows("SELECT path, xxh128, bytes FROM saves ORDER BY seq", columns: 3)
+        let digests = try xxhsum(files)
+        let decoder = try JPEGDecoder()
+        for row in rows {
+            let path = try #require(row[0])
+            #expect(digests[path] == row[1], "\(path)")
+            let bytes = try fileBytes(path)
+            #expect(String(bytes.count) == row[2])
+            let (header, _) = try decoder.decodeRGB(bytes)
+            #expect(header == JPEGDecoder.Header(width: 1280, height: 720))
+        }
+        #expect(try catalog.text("PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func framesAndStampMakeDistinctFilesThatDecodeAlike() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run([
+            "-d", "pattern", "-r", "320x240", "-n", "3", "--frames", "2", "--stamp",
+            "-o", dir.file("f{frame}-{seq}.jpg"), "--db", dir.file("c.sqlite3"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = dir.files(in: ".", suffix: ".jpg")
+        #expect(files.map { ($0 as NSString).lastPathComponent } == ["f1-1.jpg", "f1-2.jpg", "f1-3.jpg", "f2-4.jpg", "f2-5.jpg", "f2-6.jpg"])
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM captures") == 2)
+        #expect(try catalog.int("SELECT count(DISTINCT xxh128) FROM saves") == 6)
+        let decoder = try JPEGDecoder()
+        let pixels = try files.map { try decoder.decodeRGB(fileBytes($0)).1 }
+        #expect(pixels[0] == pixels[1] && pixels[1] == pixels[2])
+        #expect(pixels[3] == pixels[5] && pixels[0] != pixels[3])
+    }
+
+    @Test func anImageFileIsSavedByteForByte() throws {
+        let dir = try TemporaryDirectory()
+        let source = dir.file("in.jpg")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-o", source, "--db", dir.file("c.sqlite3")]).status == 0)
+        let result = try CamrollBinary.run([
+            "-d", "file:" + source, "-n", "2", "-o", dir.file("copy/{seq}.jpg"), "--db", dir.file("c.sqlite3"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        for copy in dir.files(in: "copy") { #expect(try fileBytes(copy) == fileBytes(source)) }
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.text("SELECT device FROM runs WHERE id = 2") == "file:" + source)
+        #expect(try catalog.text("SELECT pixel_format FROM captures WHERE run_id = 2") == "JPEG")
+        #expect(try catalog.rows("SELECT jpeg_quality FROM captures WHERE run_id = 2", columns: 1) == [[nil]])
+    }
+
+    @Test func jsonEventsAreOneObjectPerLine() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run([
+            "-d", "pattern", "-r", "64x48", "-n", "5", "--json", "-o", dir.file("{seq}.jpg"), "--db", dir.file("c.sqlite3"),
+        ])
+        #expect(result.status == 0)
+        let events = try result.stdout.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(events.first?["event"] as? String == "start")
+        let summary = try #require(events.last)
+        #expect(summary["event"] as? String == "summary")
+        #expect(summary["saves"] as? Int == 5 && summary["status"] as? String == "completed")
+        #expect((summary["latency_us"] as? [String: Any])?["p99"] != nil)
+    }
+
+    @Test func quietPrintsNothing() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--quiet", "-o", dir.file("{seq}.jpg"), "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty)
+    }
+
+    @Test func defaultPathsFollowXDG() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48"],
+            environment: ["XDG_PICTURES_DIR": dir.file("pics"), "XDG_DATA_HOME": dir.file("data")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(dir.files(in: "pics/camroll").count == 1)
+        #expect(FileManager.default.fileExists(atPath: dir.file("data/camroll/catalog.sqlite3")))
+    }
+
+    @Test func helpAndVersion() throws {
+        for arguments in [["--help"], ["-h"], ["help"]] {
+            let result = try CamrollBinary.run(arguments)
+            #expect(result.status == 0 && result.stdout.contains("USAGE: camroll"))
+        }
+        let snapHelp = try CamrollBinary.run(["help", "snap"])
+        #expect(snapHelp.stdout == (try CamrollBinary.run(["snap", "--help"])).stdout)
+        #expect(snapHelp.stdout.contains("--count"))
+        #expect(try CamrollBinary.run(["--version"]).stdout.hasPrefix("camroll "))
+    }
+}

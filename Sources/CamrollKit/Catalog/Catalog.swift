@@ -183,25 +183,18 @@ public final class Catalog {
         public var synced: Bool
     }
 
-    /// Inserts a `saved` row. The caller decides when to commit (see `SaveJournal`).
+    /// Inserts a `saved` row. The caller decides when to commit (see `SaveRecorder`).
     public func recordSave(_ save: NewSave) throws {
-        try userErrors {
-            if insertSave == nil {
-                insertSave = try database.prepare(
-                    """
-                    INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us,
-                                      synced, status)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'saved')
-                    """)
-            }
-            try insertSave!.bind(
-                .int(save.captureID), .int(save.seq), .text(save.path), .int(save.bytes),
-                .text(save.xxh128), .text(Timestamp.iso8601(save.savedAt)),
-                .int(save.durationMicroseconds), .int(save.synced ? 1 : 0)
-            ).run()
-        }
+        let statement = try insertSave ?? database.prepare(
+            """
+            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'saved')
+            """)
+        insertSave = statement
+        try statement.bind(
+            .int(save.captureID), .int(save.seq), .text(save.path), .int(save.bytes),
+            .text(save.xxh128), .text(Timestamp.iso8601(save.savedAt)),
+            .int(save.durationMicroseconds), .int(save.synced ? 1 : 0)
+        ).run()
     }
-
-    public func begin() throws { try userErrors { try database.execute("BEGIN IMMEDIATE") } }
-    public func commit() throws { try userErrors { try database.execute("COMMIT") } }
 }

@@ -6,13 +6,28 @@ import Glibc
 public enum Timestamp {
     public static func iso8601(_ date: Date) -> String {
         var whole = time_t(date.timeIntervalSince1970.rounded(.down))
-        let milliseconds = milliseconds(of: date)
         var parts = tm()
         gmtime_r(&whole, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900,
-            Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
-            Int(parts.tm_sec), milliseconds)
+        // "YYYY-MM-DDTHH:MM:SS.mmmZ", digit by digit: this runs once per save.
+        var text = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int, _ digits: Int, at offset: Int) {
+            var rest = value
+            for position in stride(from: offset + digits - 1, through: offset, by: -1) {
+                text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+        }
+        put(Int(parts.tm_year) + 1900, 4, at: 0)
+        put(Int(parts.tm_mon) + 1, 2, at: 5)
+        put(Int(parts.tm_mday), 2, at: 8)
+        put(Int(parts.tm_hour), 2, at: 11)
+        put(Int(parts.tm_min), 2, at: 14)
+        put(Int(parts.tm_sec), 2, at: 17)
+        put(milliseconds(of: date), 3, at: 20)
+        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
+            text[offset] = UInt8(ascii: character)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }
 

@@ -35,8 +35,7 @@ public final class SignalWatcher {
             source.setEventHandler { [source] in
                 // Signals that arrive close together are coalesced into one event.
                 if cancellation.isCancelled || source.data > 1 {
-                    PendingTemporaryFile.remove()
-                    _exit(128 + number)
+                    PendingTemporaryFile.removeAndExit(status: 128 + number)
                 }
                 cancellation.cancel(signal: number)
                 onFirstSignal(number)

@@ -21,14 +21,11 @@ public final class BatchSaver {
     private let source: FrameSource
     private let pipeline: ImagePipeline
     private let writer: AtomicFileWriter
-    private let catalog: Catalog
+    private let recorder: SaveRecorder
+    private let catalogPath: String
     private let reporter: ProgressReporter
     private let cancellation: Cancellation
     private let plan: BatchPlan
-
-    /// Rows are committed in groups so that SQLite does not slow the saving down; a group is
-    /// closed at least this often, and always before the run ends, however it ends.
-    private let commitIntervalMicroseconds = 100_000
 
     public init(
         source: FrameSource, pipeline: ImagePipeline, writer: AtomicFileWriter, catalog: Catalog,
@@ -37,7 +34,8 @@ public final class BatchSaver {
         self.source = source
         self.pipeline = pipeline
         self.writer = writer
-        self.catalog = catalog
+        self.recorder = SaveRecorder(catalog: catalog)
+        self.catalogPath = catalog.path
         self.reporter = reporter
         self.cancellation = cancellation
         self.plan = plan
@@ -46,11 +44,10 @@ public final class BatchSaver {
     /// Runs the whole batch. Returns the summary, and the error that ended it early, if any.
     public func run(command: String) throws -> (RunSummary, CamrollError?) {
         let runUUID = UUID().uuidString.lowercased()
-        let runID = try catalog.beginRun(
-            Catalog.NewRun(
-                uuid: runUUID, startedAt: Date(), command: command, device: source.deviceName,
-                requestedCount: plan.totalSaves, requestedFrames: plan.frames,
-                outputTemplate: plan.template.text))
+        let run = Catalog.NewRun(
+            uuid: runUUID, startedAt: Date(), command: command, device: source.deviceName,
+            requestedCount: plan.totalSaves, requestedFrames: plan.frames, outputTemplate: plan.template.text)
+        let runID = try recorder.perform { try $0.beginRun(run) }
         reporter.started(
             runID: runID, runUUID: runUUID, device: source.deviceName, total: plan.totalSaves,
             template: plan.template.text)
@@ -59,22 +56,18 @@ public final class BatchSaver {
         var failure: CamrollError?
         do {
             try saveAll(runID: runID, runUUID: runUUID, state: &state)
-        } catch let error as CamrollError {
-            failure = error
         } catch {
-            failure = CamrollError(.failure, "\(error)")
+            failure = Self.userError(error)
         }
         state.progress.elapsedMicroseconds = monotonicMicroseconds() - state.startedAt
         // Whatever happened, the rows of the files already saved are committed.
-        if state.transactionOpen {
-            do { try catalog.commit() } catch let error as CamrollError { failure = failure ?? error }
-        }
+        do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
         let status: Catalog.RunStatus =
             failure != nil ? .failed : cancellation.isCancelled && state.progress.done < plan.totalSaves ? .cancelled : .completed
-        try catalog.finishRun(runID, status: status, error: failure?.message)
+        try recorder.perform { try $0.finishRun(runID, status: status, error: failure?.message) }
         let summary = RunSummary(
             runID: runID, runUUID: runUUID, status: status, progress: state.progress,
-            latency: state.latency, error: failure?.message, catalogPath: catalog.path, lastPath: state.lastPath)
+            latency: state.latency, error: failure?.message, catalogPath: catalogPath, lastPath: state.lastPath)
         reporter.finished(summary)
         return (summary, failure)
     }
@@ -83,9 +76,9 @@ public final class BatchSaver {
         var progress: SaveProgress
         var latency = LatencyHistogram()
         let startedAt: Int
-        var transactionOpen = false
-        var transactionStartedAt = 0
         var lastPath: String?
+        /// 0 before the first save of each frame.
+        var previousSaveEnd = 0
 
         init(total: Int, startedAt: Int) {
             self.progress = SaveProgress(done: 0, total: total, bytes: 0, elapsedMicroseconds: 0)
@@ -99,19 +92,19 @@ public final class BatchSaver {
         for frameIndex in 1...plan.frames {
             if cancellation.isCancelled { return }
             if frameIndex > 1 && plan.intervalMicroseconds > 0 {
-                try closeTransaction(&state)
                 waitOrCancel(microseconds: plan.intervalMicroseconds)
                 if cancellation.isCancelled { return }
             }
             let frame = try source.nextFrame()
             let image = try pipeline.jpeg(from: frame)
             let imageHash = XXH128.hex(of: image.bytes)
-            let captureID = try catalog.addCapture(
-                Catalog.NewCapture(
-                    runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
-                    frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
-                    height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
-                    xxh128: imageHash, thumbnail: nil))
+            state.previousSaveEnd = 0
+            let capture = Catalog.NewCapture(
+                runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
+                frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
+                height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
+                xxh128: imageHash, thumbnail: nil)
+            let captureID = try recorder.perform { try $0.addCapture(capture) }
 
             try image.bytes.withUnsafeBytes { jpeg in
                 for copy in 1...plan.count {
@@ -141,37 +134,32 @@ public final class BatchSaver {
                 : [jpeg]
             let savedAt = Date()
             let begin = monotonicMicroseconds()
+            if state.previousSaveEnd == 0 { state.previousSaveEnd = begin }
             try writer.write(pieces, to: path)
             let end = monotonicMicroseconds()
             let size = jpeg.count + commentBytes.count
             let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
-
-            if !state.transactionOpen {
-                try catalog.begin()
-                state.transactionOpen = true
-                state.transactionStartedAt = end
-            }
-            try catalog.recordSave(
+            try recorder.record(
                 Catalog.NewSave(
                     captureID: captureID, seq: seq, path: path, bytes: size, xxh128: hash,
                     savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync))
-            if end - state.transactionStartedAt >= commitIntervalMicroseconds {
-                try closeTransaction(&state)
-            }
 
             state.latency.record(end - begin)
             state.progress.done += 1
             state.progress.bytes += size
-            state.progress.elapsedMicroseconds = end - state.startedAt
+            // From the end of the previous save (or this one's start) to the end of the
+            // bookkeeping: saving time, with nothing of the capture or the pauses in it.
+            let now = monotonicMicroseconds()
+            state.progress.savingMicroseconds += now - state.previousSaveEnd
+            state.previousSaveEnd = now
+            state.progress.elapsedMicroseconds = now - state.startedAt
             state.lastPath = path
             reporter.update(state.progress)
         }
     }
 
-    private func closeTransaction(_ state: inout State) throws {
-        guard state.transactionOpen else { return }
-        state.transactionOpen = false
-        try catalog.commit()
+    private static func userError(_ error: Error) -> CamrollError {
+        (error as? CamrollError) ?? CamrollError(.failure, "\(error)")
     }
 
     /// Sleeps in short slices so that Ctrl-C during a long `--interval` is answered at once.

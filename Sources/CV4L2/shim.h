@@ -14,6 +14,10 @@
 #include <libv4lconvert.h>
 
 static inline int cv4l2_open(const char *path, int flags) { return v4l2_open(path, flags, 0); }
+/* The kernel's ioctl, without libv4l2: to ask whether a node is V4L2 at all before wrapping it
+   (libv4l2 prints its own complaints for nodes that are not). */
+static inline int cv4l2_raw_ioctl(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
+static inline int cv4l2_fd_open(int fd) { return v4l2_fd_open(fd, 0); }
 static inline int cv4l2_close(int fd) { return v4l2_close(fd); }
 static inline int cv4l2_ioctl(int fd, unsigned long request, void *arg) {
     return v4l2_ioctl(fd, request, arg);

@@ -3,7 +3,7 @@ import Foundation
 /// The command line: parses argv, runs a command, turns every error into a message and an
 /// exit status. Nothing here traps on bad input.
 public enum CommandLineTool {
-    static let subcommands = ["snap", "help"]
+    static let subcommands = ["snap", "devices", "formats", "check", "controls", "help"]
 
     public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
         signal(SIGPIPE, SIG_IGN)
@@ -32,6 +32,8 @@ public enum CommandLineTool {
                     throw CamrollError.usage("unknown command '\(name)'", hint: "See 'camroll --help' for the commands.")
                 }
                 throw HelpRequest(command: rest.first)
+            case "devices", "formats", "check", "controls":
+                return try DeviceCommands(command: command, arguments: rest, environment: environment).run()
             default:
                 let options = try SnapOptions.parse(rest)
                 return try SnapCommand(options: options, environment: environment, arguments: arguments).run()

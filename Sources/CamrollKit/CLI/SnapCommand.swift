@@ -23,7 +23,10 @@ struct SnapCommand {
                 hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacingOccurrences(of: ".jpg", with: ""))_{seq}.jpg'.")
         }
 
-        let source = try openSource()
+        let source = try openSource(cancellation: cancellation)
+        if let camera = source as? V4L2Camera, !options.global.quiet {
+            for adjustment in camera.adjustments { console.warning(adjustment) }
+        }
         let pipeline = try ImagePipeline(quality: options.quality)
         let catalog = try Catalog(path: options.database ?? Catalog.defaultPath(environment: environment))
 
@@ -36,6 +39,9 @@ struct SnapCommand {
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp,
                 template: template))
         let (summary, failure) = try saver.run(command: commandText())
+        if let camera = source as? V4L2Camera, camera.droppedFrames > 0, !options.global.quiet {
+            console.warning("\(camera.droppedFrames) broken frame(s) from \(camera.deviceName) were dropped")
+        }
         if let failure {
             console.error(failure.message, hint: failure.hint)
             return failure.exitCode
@@ -46,17 +52,29 @@ struct SnapCommand {
         return .success
     }
 
-    private func openSource() throws -> FrameSource {
+    private func openSource(cancellation: Cancellation) throws -> FrameSource {
         switch options.device {
         case .pattern:
             return TestPattern(resolution: options.resolution ?? SnapOptions.defaultPatternResolution)
         case .file(let path):
             return try ImageFile(path: path)
-        case .firstCamera, .camera:
-            throw CamrollError(
-                .unavailable, "no camera found",
-                hint: "Use '-d pattern' for the built-in test pattern, or '-d file:PHOTO.jpg' for an image file.")
+        case .camera(let path):
+            return try V4L2Camera(path: path, request: cameraRequest, cancellation: cancellation)
+        case .firstCamera:
+            guard let path = DeviceList.firstCamera() else {
+                throw CamrollError(
+                    .unavailable, "no camera found",
+                    hint: "Use '-d pattern' for the built-in test pattern, or '-d file:PHOTO.jpg' for an image file.")
+            }
+            return try V4L2Camera(path: path, request: cameraRequest, cancellation: cancellation)
         }
+    }
+
+    private var cameraRequest: V4L2Camera.Request {
+        V4L2Camera.Request(
+            format: options.format, resolution: options.resolution, fps: options.fps,
+            skip: options.skip ?? V4L2Camera.defaultSkip, timeoutMicroseconds: options.timeoutMicroseconds,
+            controls: options.controls)
     }
 
     private func reporter(_ console: Console) -> ProgressReporter {

@@ -45,6 +45,7 @@ public struct SnapOptions: Sendable {
     public var overwrite = false
     public var maxBytes: Int?
     public var database: String?
+    public var controls: [(name: String, value: String)] = []
     public var global = GlobalOptions()
 
     public static let maxCount = 1_000_000_000
@@ -101,6 +102,13 @@ public struct SnapOptions: Sendable {
                 case "--overwrite": options.overwrite = true
                 case "--max-bytes": options.maxBytes = try ValueParser.size(value(), option: name)
                 case "--db": options.database = try value()
+                case "--set":
+                    let text = try value()
+                    let parts = text.split(separator: "=", maxSplits: 1)
+                    guard parts.count == 2, !parts[0].isEmpty else {
+                        throw scanner.usageError("invalid value '\(text)' for '--set': expected NAME=VALUE, e.g. brightness=128")
+                    }
+                    options.controls.append((String(parts[0]), String(parts[1])))
                 default:
                     throw scanner.usageError("unknown option '\(name)'")
                 }
@@ -130,6 +138,10 @@ public struct SnapOptions: Sendable {
         }
         if case .file = device, resolution != nil {
             throw CamrollError.usage("'--resolution' cannot be used with a file: source; it is saved as it is")
+        }
+        let isCamera = device == .firstCamera || { if case .camera = device { true } else { false } }()
+        if !controls.isEmpty && !isCamera {
+            throw CamrollError.usage("'--set' controls a camera; '\(device == .pattern ? "pattern" : "file:")' has no controls")
         }
     }
 }

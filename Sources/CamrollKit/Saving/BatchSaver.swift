@@ -56,6 +56,8 @@ public final class BatchSaver {
         var failure: CamrollError?
         do {
             try saveAll(runID: runID, runUUID: runUUID, state: &state)
+        } catch is CancelledWhileWaiting {
+            // Ctrl-C while waiting for a camera frame: a cancellation like any other.
         } catch {
             failure = Self.userError(error)
         }

@@ -1,0 +1,46 @@
+import CV4L2
+
+/// Turns frames of formats the encoder does not take (NV12, Bayer, RGB565, …) into planar
+/// YUV 4:2:0 with libv4lconvert.
+final class FormatConverter {
+    private let data: OpaquePointer
+    private var source: v4l2_format
+    private var destination: v4l2_format
+    private var output: [UInt8]
+
+    init(device: V4L2Device, source: v4l2_format) throws {
+        guard let data = v4lconvert_create(device.fd) else {
+            throw CamrollError(.failure, "cannot set up libv4lconvert for \(device.path)")
+        }
+        self.data = data
+        self.source = source
+        var destination = source
+        let width = Int(source.fmt.pix.width), height = Int(source.fmt.pix.height)
+        destination.fmt.pix.pixelformat = PixelFormat.yuv420.fourcc
+        destination.fmt.pix.bytesperline = UInt32(width)
+        let size = width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        destination.fmt.pix.sizeimage = UInt32(size)
+        self.destination = destination
+        self.output = [UInt8](repeating: 0, count: size)
+    }
+
+    deinit { v4lconvert_destroy(data) }
+
+    func convert(_ frame: Frame) throws -> Frame {
+        let produced = frame.bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                v4lconvert_convert(
+                    data, &source, &destination, UnsafeMutablePointer(mutating: input.baseAddress), Int32(input.count),
+                    out.baseAddress, Int32(out.count))
+            }
+        }
+        guard produced > 0 else {
+            throw CamrollError(.dataError, "cannot convert a \(frame.format.code) frame: \(String(cString: v4lconvert_get_error_message(data)))")
+        }
+        var converted = frame
+        converted.format = .yuv420
+        converted.bytesPerLine = frame.width
+        converted.bytes = Array(output.prefix(Int(produced)))
+        return converted
+    }
+}

@@ -1,0 +1,301 @@
+import CV4L2
+import Foundation
+import Glibc
+
+/// A V4L2 camera as a frame source: format negotiation, mmap streaming, poll with a timeout.
+/// The stream stays open from the first frame to the last (`--frames`, `--interval`).
+public final class V4L2Camera: FrameSource {
+    public struct Request: Sendable {
+        /// `auto`, or a name `-f` accepts.
+        public var format: String = "auto"
+        public var resolution: Resolution?
+        public var fps: Double?
+        /// Frames dropped after STREAMON while exposure and white balance settle.
+        public var skip: Int = V4L2Camera.defaultSkip
+        public var timeoutMicroseconds: Int = 5_000_000
+        public var controls: [(name: String, value: String)] = []
+    }
+
+    /// Warm-up frames skipped by default: enough for a webcam's auto-exposure to settle.
+    public static let defaultSkip = 5
+    /// Consecutive broken frames after which the camera is declared faulty.
+    static let maxConsecutiveBadFrames = 30
+    static let bufferCount: UInt32 = 4
+
+    public let deviceName: String
+    public private(set) var format: PixelFormat
+    public private(set) var resolution: Resolution
+    public private(set) var framesPerSecond: Double?
+    /// Frames the driver flagged as broken, empty, or that failed the MJPEG check.
+    public private(set) var droppedFrames = 0
+    /// What differed from the request, for the user to be told.
+    public private(set) var adjustments: [String] = []
+
+    private let device: V4L2Device
+    private let cancellation: Cancellation?
+    private let timeoutMicroseconds: Int
+    private var buffers: [(start: UnsafeMutableRawPointer, length: Int)] = []
+    private var bytesPerLine = 0
+    private var fullRange = false
+    private var converter: FormatConverter?
+    private var streaming = false
+
+    public init(path: String, request: Request, cancellation: Cancellation? = nil) throws {
+        let finding = AccessCheck.examine(path: path)
+        guard finding.ok else { throw CamrollError(finding.exitCode, finding.message, hint: finding.hint) }
+        deviceName = path
+        device = try V4L2Device(path: path)
+        self.cancellation = cancellation
+        self.timeoutMicroseconds = request.timeoutMicroseconds
+
+        let caps = try device.capabilities()
+        guard caps.canCapture else {
+            throw CamrollError(.noInput, "\(path) (\(caps.card)) cannot capture video",
+                               hint: "It may be a metadata node; list the cameras with 'camroll devices'.")
+        }
+        guard caps.canStream else {
+            throw CamrollError(.unavailable, "\(path) (\(caps.card)) does not support streaming I/O")
+        }
+        (format, resolution) = try Self.choose(request, device: device)
+        framesPerSecond = nil
+        try CameraControls(device: device).apply(request.controls)
+        try configure(request)
+        try startStreaming()
+        for _ in 0..<request.skip { _ = try dequeue(keep: false) }
+    }
+
+    deinit {
+        if streaming {
+            var type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+            _ = try? device.ioctl(CV4L2_VIDIOC_STREAMOFF, "VIDIOC_STREAMOFF", &type)
+        }
+        for buffer in buffers { cv4l2_munmap(buffer.start, buffer.length) }
+    }
+
+    public func nextFrame() throws -> Frame {
+        while true {
+            if let frame = try dequeue(keep: true) { return frame }
+        }
+    }
+
+    // MARK: Negotiation
+
+    /// Picks the pixel format and size: MJPEG (saved as it comes), then YUYV, then anything
+    /// else libv4lconvert can turn into YUV; the largest size unless `-r` says otherwise.
+    static func choose(_ request: Request, device: V4L2Device) throws -> (PixelFormat, Resolution) {
+        let offered = device.formats()
+        let native = offered.filter { !$0.emulated }.map(\.format)
+        let format: PixelFormat
+        if request.format == "auto" {
+            let preference: [PixelFormat] = [.mjpeg, .jpeg, .yuyv]
+            let candidates = native.filter { candidate in
+                guard let wanted = request.resolution else { return true }
+                let sizes = device.sizes(for: candidate)
+                return sizes.isEmpty || sizes.contains(wanted)
+            }
+            let pool = candidates.isEmpty ? native : candidates
+            guard let best = preference.first(where: pool.contains) ?? pool.first else {
+                throw CamrollError(.unavailable, "\(device.path) offers no capture format")
+            }
+            format = best
+        } else {
+            guard let wanted = PixelFormatName.parse(request.format) else {
+                throw CamrollError.usage("invalid format '\(request.format)'")
+            }
+            guard offered.contains(where: { $0.format == wanted }) else {
+                let list = native.map(\.code).joined(separator: ", ")
+                throw CamrollError(.unavailable, "\(device.path) does not offer format \(wanted.code)",
+                                   hint: "It offers: \(list). See 'camroll formats -d \(device.path)'.")
+            }
+            format = wanted
+        }
+        if let size = request.resolution { return (format, size) }
+        let largest = device.sizes(for: format).max { $0.width * $0.height < $1.width * $1.height }
+        return (format, largest ?? Resolution(width: 640, height: 480))
+    }
+
+    private func configure(_ request: Request) throws {
+        var v4l2Format = v4l2_format()
+        v4l2Format.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+        v4l2Format.fmt.pix.width = UInt32(resolution.width)
+        v4l2Format.fmt.pix.height = UInt32(resolution.height)
+        v4l2Format.fmt.pix.pixelformat = format.fourcc
+        v4l2Format.fmt.pix.field = CV4L2_FIELD_ANY
+        try busyAware { try device.ioctl(CV4L2_VIDIOC_S_FMT, "VIDIOC_S_FMT", &v4l2Format) }
+
+        // The driver may change what was asked: read it back and say so.
+        let got = PixelFormat(fourcc: v4l2Format.fmt.pix.pixelformat)
+        let size = Resolution(width: Int(v4l2Format.fmt.pix.width), height: Int(v4l2Format.fmt.pix.height))
+        if got != format { adjustments.append("asked for \(format.code), \(deviceName) gives \(got.code)") }
+        if size != resolution { adjustments.append("asked for \(resolution), \(deviceName) gives \(size)") }
+        format = got
+        resolution = size
+        bytesPerLine = Int(v4l2Format.fmt.pix.bytesperline)
+        fullRange = v4l2Format.fmt.pix.quantization == 1  // V4L2_QUANTIZATION_FULL_RANGE
+        if !Self.encodable.contains(format) {
+            converter = try FormatConverter(device: device, source: v4l2Format)
+        }
+        try setFrameRate(request.fps)
+    }
+
+    /// Formats the pipeline takes as they come; others go through libv4lconvert.
+    static let encodable: Set<PixelFormat> = [.mjpeg, .jpeg, .yuyv, .yuv420, .rgb24]
+
+    /// `--fps`, or the highest rate the device offers for this format and size (drivers often
+    /// default to a low one: vivid to 5 fps).
+    private func setFrameRate(_ requested: Double?) throws {
+        guard let wanted = requested ?? device.frameRates(for: format, size: resolution).first else { return }
+        var parameters = v4l2_streamparm()
+        parameters.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+        guard (try? device.ioctl(CV4L2_VIDIOC_G_PARM, "VIDIOC_G_PARM", &parameters)) != nil,
+              parameters.parm.capture.capability & CV4L2_CAP_TIMEPERFRAME != 0
+        else { return }
+        parameters.parm.capture.timeperframe = v4l2_fract(numerator: 1000, denominator: UInt32((wanted * 1000).rounded()))
+        try busyAware { try device.ioctl(CV4L2_VIDIOC_S_PARM, "VIDIOC_S_PARM", &parameters) }
+        let fraction = parameters.parm.capture.timeperframe
+        if fraction.numerator > 0 {
+            framesPerSecond = Double(fraction.denominator) / Double(fraction.numerator)
+            if let requested, abs(framesPerSecond! - requested) / requested > 0.01 {
+                adjustments.append(String(format: "asked for %.3g fps, %@ gives %.3g fps", requested, deviceName, framesPerSecond!))
+            }
+        }
+    }
+
+    // MARK: Streaming
+
+    private func startStreaming() throws {
+        var request = v4l2_requestbuffers()
+        request.count = Self.bufferCount
+        request.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+        request.memory = CV4L2_MEMORY_MMAP
+        try busyAware { try device.ioctl(CV4L2_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request) }
+        guard request.count >= 2 else {
+            throw CamrollError(.unavailable, "\(deviceName) gave \(request.count) buffer(s); at least 2 are needed")
+        }
+        for index in 0..<request.count {
+            var buffer = v4l2_buffer()
+            buffer.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+            buffer.memory = CV4L2_MEMORY_MMAP
+            buffer.index = index
+            try device.ioctl(CV4L2_VIDIOC_QUERYBUF, "VIDIOC_QUERYBUF", &buffer)
+            guard let start = cv4l2_mmap(Int(buffer.length), device.fd, Int64(buffer.m.offset)),
+                  start != UnsafeMutableRawPointer(bitPattern: -1)
+            else { throw CamrollError(.ioError, "cannot map \(deviceName)'s buffers: \(SystemError("mmap").reason)") }
+            buffers.append((start, Int(buffer.length)))
+        }
+        for index in 0..<request.count { try queue(index) }
+        var type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+        try busyAware { try device.ioctl(CV4L2_VIDIOC_STREAMON, "VIDIOC_STREAMON", &type) }
+        streaming = true
+    }
+
+    private func queue(_ index: UInt32) throws {
+        var buffer = v4l2_buffer()
+        buffer.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+        buffer.memory = CV4L2_MEMORY_MMAP
+        buffer.index = index
+        do {
+            try device.ioctl(CV4L2_VIDIOC_QBUF, "VIDIOC_QBUF", &buffer)
+        } catch let error as V4L2Device.IoctlError {
+            throw streamError(error)
+        }
+    }
+
+    /// Waits for the next buffer and hands it back to the driver. Returns nil for a dropped
+    /// frame (flagged ERROR, empty, or a broken MJPEG frame), or when `keep` is false.
+    private func dequeue(keep: Bool) throws -> Frame? {
+        try waitForFrame()
+        var buffer = v4l2_buffer()
+        buffer.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+        buffer.memory = CV4L2_MEMORY_MMAP
+        do {
+            try device.ioctl(CV4L2_VIDIOC_DQBUF, "VIDIOC_DQBUF", &buffer)
+        } catch let error as V4L2Device.IoctlError where error.errno == EAGAIN {
+            return nil
+        } catch let error as V4L2Device.IoctlError {
+            throw streamError(error)
+        }
+        let capturedAt = Date()
+        defer { try? queue(buffer.index) }
+        let used = Int(buffer.bytesused)
+        guard buffer.flags & CV4L2_BUF_FLAG_ERROR == 0, used > 0, Int(buffer.index) < buffers.count else {
+            try countDrop("the driver flagged a frame as broken")
+            return nil
+        }
+        guard keep else { return nil }
+        let data = Array(UnsafeRawBufferPointer(start: buffers[Int(buffer.index)].start, count: min(used, buffers[Int(buffer.index)].length)))
+        var frame = Frame(
+            format: format, width: resolution.width, height: resolution.height, bytesPerLine: bytesPerLine,
+            bytes: data, sequence: Int(buffer.sequence), capturedAt: capturedAt, fullRange: fullRange)
+        if format == .mjpeg || format == .jpeg {
+            do {
+                frame.bytes = try MJPEGFrame.jpeg(from: data)
+                frame.format = .mjpeg
+            } catch let problem as MJPEGFrame.Problem {
+                try countDrop("broken MJPEG frame: \(problem)")
+                return nil
+            }
+        } else if let converter {
+            frame = try converter.convert(frame)
+        }
+        consecutiveBadFrames = 0
+        return frame
+    }
+
+    private var consecutiveBadFrames = 0
+
+    func countDrop(_ reason: String) throws {
+        droppedFrames += 1
+        consecutiveBadFrames += 1
+        if consecutiveBadFrames >= Self.maxConsecutiveBadFrames {
+            throw CamrollError(.dataError, "\(deviceName) sent \(consecutiveBadFrames) bad frames in a row (\(reason))")
+        }
+    }
+
+    /// poll(2) in slices, so Ctrl-C is noticed while waiting; the whole wait is `--timeout`.
+    private func waitForFrame() throws {
+        let deadline = monotonicMicroseconds() + timeoutMicroseconds
+        while true {
+            if cancellation?.isCancelled == true { throw CancelledWhileWaiting() }
+            let left = deadline - monotonicMicroseconds()
+            if left <= 0 {
+                throw CamrollError(
+                    .frameTimeout,
+                    "no frame from \(deviceName) within \(Units.duration(microseconds: timeoutMicroseconds))"
+                        + " (\(format.code) \(resolution)\(framesPerSecond.map { String(format: " at %.3g fps", $0) } ?? ""))",
+                    hint: "The camera may be stalled, or too slow for this format and size: try a smaller -r, "
+                        + "-f mjpeg, or a longer --timeout.")
+            }
+            var descriptor = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(left, 100_000) / 1000 + 1))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw CamrollError(.ioError, "poll(\(deviceName)): \(SystemError("poll").reason)")
+            }
+            if ready > 0 { return }  // readable, or an error DQBUF will report
+        }
+    }
+
+    private func streamError(_ error: V4L2Device.IoctlError) -> CamrollError {
+        switch error.errno {
+        case ENODEV, ENXIO:
+            return CamrollError(.ioError, "\(deviceName) was disconnected",
+                                hint: "Frames saved before it went away are kept and recorded.")
+        case EBUSY:
+            return AccessCheck.busy(deviceName)
+        default:
+            return CamrollError(.ioError, "\(deviceName): \(error)")
+        }
+    }
+
+    private func busyAware(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as V4L2Device.IoctlError {
+            throw streamError(error)
+        }
+    }
+}
+
+/// Thrown out of a frame wait by Ctrl-C; the batch records the run as cancelled.
+struct CancelledWhileWaiting: Error {}

@@ -1,0 +1,133 @@
+import CV4L2
+import Foundation
+import Glibc
+
+/// An open V4L2 device node, through libv4l2 (which also handles devices that need a plugin).
+/// Every ioctl goes through `ioctl(_:_:_:)`: EINTR is retried, and a failure names the call.
+public final class V4L2Device {
+    public let path: String
+    let fd: Int32
+
+    /// A failed ioctl: which one, and errno.
+    public struct IoctlError: Error, CustomStringConvertible {
+        public let request: String
+        public let errno: Int32
+        public var description: String { "ioctl(\(request)): \(String(cString: strerror(errno)))" }
+    }
+
+    public struct Capabilities: Sendable {
+        public var driver: String
+        public var card: String
+        public var bus: String
+        public var deviceCaps: UInt32
+
+        public var canCapture: Bool { deviceCaps & CV4L2_CAP_VIDEO_CAPTURE != 0 }
+        public var canStream: Bool { deviceCaps & CV4L2_CAP_STREAMING != 0 }
+        public var isMetadataOnly: Bool { !canCapture && deviceCaps & CV4L2_CAP_META_CAPTURE != 0 }
+    }
+
+    /// Opens `path` read-write, non-blocking (frames are waited for with poll and a timeout).
+    /// Errors are the user-facing ones: missing node, permission, busy, not a camera.
+    public init(path: String) throws {
+        self.path = path
+        let raw = retryingOnInterrupt { open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+        guard raw >= 0 else { throw AccessCheck.openError(path: path, errno: errno) }
+        var caps = v4l2_capability()
+        if retryingOnInterrupt({ cv4l2_raw_ioctl(raw, CV4L2_VIDIOC_QUERYCAP, &caps) }) != 0 {
+            close(raw)
+            throw CamrollError(.noInput, "\(path) is not a camera (not a V4L2 device)",
+                               hint: "List the cameras with 'camroll devices'.")
+        }
+        let wrapped = cv4l2_fd_open(raw)
+        self.fd = wrapped >= 0 ? wrapped : raw
+    }
+
+    deinit { cv4l2_close(fd) }
+
+    @discardableResult
+    func ioctl<T>(_ request: UInt, _ name: String, _ argument: inout T) throws -> Int32 {
+        while true {
+            let result = withUnsafeMutablePointer(to: &argument) { cv4l2_ioctl(fd, request, $0) }
+            if result == -1 && errno == EINTR { continue }
+            if result == -1 { throw IoctlError(request: name, errno: errno) }
+            return result
+        }
+    }
+
+    public func capabilities() throws -> Capabilities {
+        var caps = v4l2_capability()
+        try ioctl(CV4L2_VIDIOC_QUERYCAP, "VIDIOC_QUERYCAP", &caps)
+        let deviceCaps = caps.capabilities & CV4L2_CAP_DEVICE_CAPS != 0 ? caps.device_caps : caps.capabilities
+        return Capabilities(
+            driver: Self.string(caps.driver), card: Self.string(caps.card), bus: Self.string(caps.bus_info),
+            deviceCaps: deviceCaps)
+    }
+
+    // MARK: Formats
+
+    public struct FormatDescription: Sendable {
+        public var format: PixelFormat
+        public var description: String
+        public var compressed: Bool
+        public var emulated: Bool
+    }
+
+    /// The formats the device offers (libv4l2's emulated ones flagged as such).
+    public func formats() -> [FormatDescription] {
+        var result: [FormatDescription] = []
+        for index in 0..<256 {
+            var description = v4l2_fmtdesc()
+            description.index = UInt32(index)
+            description.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+            guard (try? ioctl(CV4L2_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", &description)) != nil else { break }
+            result.append(FormatDescription(
+                format: PixelFormat(fourcc: description.pixelformat), description: Self.string(description.description),
+                compressed: description.flags & CV4L2_FMT_FLAG_COMPRESSED != 0,
+                emulated: description.flags & CV4L2_FMT_FLAG_EMULATED != 0))
+        }
+        return result
+    }
+
+    /// Discrete sizes, or the corners of a stepwise/continuous range.
+    public func sizes(for format: PixelFormat) -> [Resolution] {
+        var result: [Resolution] = []
+        for index in 0..<256 {
+            var size = v4l2_frmsizeenum()
+            size.index = UInt32(index)
+            size.pixel_format = format.fourcc
+            guard (try? ioctl(CV4L2_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", &size)) != nil else { break }
+            if size.type == CV4L2_FRMSIZE_TYPE_DISCRETE {
+                result.append(Resolution(width: Int(size.discrete.width), height: Int(size.discrete.height)))
+            } else {
+                result.append(Resolution(width: Int(size.stepwise.min_width), height: Int(size.stepwise.min_height)))
+                result.append(Resolution(width: Int(size.stepwise.max_width), height: Int(size.stepwise.max_height)))
+                break
+            }
+        }
+        return result
+    }
+
+    /// Frame rates (frames per second) the device offers for a format and size, highest first.
+    public func frameRates(for format: PixelFormat, size: Resolution) -> [Double] {
+        var result: [Double] = []
+        for index in 0..<64 {
+            var interval = v4l2_frmivalenum()
+            interval.index = UInt32(index)
+            interval.pixel_format = format.fourcc
+            interval.width = UInt32(size.width)
+            interval.height = UInt32(size.height)
+            guard (try? ioctl(CV4L2_VIDIOC_ENUM_FRAMEINTERVALS, "VIDIOC_ENUM_FRAMEINTERVALS", &interval)) != nil else { break }
+            let fraction = interval.type == CV4L2_FRMIVAL_TYPE_DISCRETE ? interval.discrete : interval.stepwise.min
+            if fraction.numerator > 0 { result.append(Double(fraction.denominator) / Double(fraction.numerator)) }
+            if interval.type != CV4L2_FRMIVAL_TYPE_DISCRETE { break }
+        }
+        return result.sorted(by: >)
+    }
+
+    static func string<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,20 @@
+# camroll against vivid as a webcam: discovery, formats, check, controls, snap at two sizes and
+# with the default device.
+step() { name=$1; shift; "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"; echo $? >"$OUT/$name.rc"; }
+
+step devices camroll devices
+step devices-json camroll devices --json
+step formats camroll formats -d /dev/video0
+step check camroll check -d /dev/video0
+step check-null camroll check -d /dev/null
+step check-missing camroll check -d /dev/video7
+step controls camroll controls -d 0
+step snap-vga camroll snap -d /dev/video0 -r 640x480 -n 5 -o "$OUT/vga/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+step snap-hd camroll snap -d 0 -r 1920x1080 -n 5 -o "$OUT/hd/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+step snap-default camroll snap -r 320x180 --frames 3 --interval 100ms -o "$OUT/default/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+step snap-nv12 camroll snap -d 0 -f nv12 -r 640x360 -o "$OUT/nv12/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+step snap-mjpeg camroll snap -d 0 -f mjpeg -r 640x480 -o "$OUT/asked-mjpeg/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+step set-bad camroll snap -d 0 --set no_such_control=1 -o "$OUT/bad/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+step set-range camroll snap -d 0 --set brightness=999 -o "$OUT/bad/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+step set-ok camroll snap -d 0 -r 320x180 --set brightness=200 -o "$OUT/bright/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+v4l2-ctl -d /dev/video0 -C brightness >"$OUT/brightness-after.txt" 2>&1

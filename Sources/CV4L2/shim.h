@@ -6,6 +6,7 @@
  * re-exported here as static inline functions and constants with the cv4l2_ prefix.
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -18,6 +19,12 @@ static inline int cv4l2_open(const char *path, int flags) { return v4l2_open(pat
    (libv4l2 prints its own complaints for nodes that are not). */
 static inline int cv4l2_raw_ioctl(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
 static inline int cv4l2_fd_open(int fd) { return v4l2_fd_open(fd, 0); }
+/* libv4l2 writes its own "libv4l2: error ..." lines to stderr; camroll reports errors itself. */
+static inline void cv4l2_silence_library_log(void) {
+    static FILE *null_log;
+    if (!null_log) null_log = fopen("/dev/null", "w");
+    if (null_log) v4l2_log_file = null_log;
+}
 static inline int cv4l2_close(int fd) { return v4l2_close(fd); }
 static inline int cv4l2_ioctl(int fd, unsigned long request, void *arg) {
     return v4l2_ioctl(fd, request, arg);

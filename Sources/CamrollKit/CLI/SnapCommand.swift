@@ -23,7 +23,14 @@ struct SnapCommand {
                 hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacingOccurrences(of: ".jpg", with: ""))_{seq}.jpg'.")
         }
 
-        let source = try openSource(cancellation: cancellation)
+        let source: FrameSource
+        do {
+            source = try openSource(cancellation: cancellation)
+        } catch is CancelledWhileWaiting {
+            // Ctrl-C while the camera warmed up: nothing was saved, no run was begun.
+            if !options.global.quiet { console.err("cancelled before the first frame\n") }
+            return cancellation.signal == SIGTERM ? .terminated : .interrupted
+        }
         if let camera = source as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
         }

@@ -131,7 +131,11 @@ public enum AccessCheck {
         let count = getgroups(0, nil)
         var groups = [gid_t](repeating: 0, count: Int(max(count, 0)))
         let filled = getgroups(count, &groups)
-        return Array(groups.prefix(Int(max(filled, 0)))) + [getegid()]
+        var unique: [gid_t] = []
+        for group in groups.prefix(Int(max(filled, 0))) + [getegid()] where !unique.contains(group) {
+            unique.append(group)
+        }
+        return unique
     }
 
     static func runningInContainer() -> Bool {

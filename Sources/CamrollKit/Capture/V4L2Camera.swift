@@ -283,6 +283,9 @@ public final class V4L2Camera: FrameSource {
                                 hint: "Frames saved before it went away are kept and recorded.")
         case EBUSY:
             return AccessCheck.busy(deviceName)
+        case EIO where error.request == "VIDIOC_DQBUF" || error.request == "VIDIOC_QBUF":
+            return CamrollError(.ioError, "\(deviceName) stopped delivering frames (\(error))",
+                                hint: "Frames saved before it failed are kept and recorded.")
         default:
             return CamrollError(.ioError, "\(deviceName): \(error)")
         }

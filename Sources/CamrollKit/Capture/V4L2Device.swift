@@ -38,6 +38,7 @@ public final class V4L2Device {
             throw CamrollError(.noInput, "\(path) is not a camera (not a V4L2 device)",
                                hint: "List the cameras with 'camroll devices'.")
         }
+        cv4l2_silence_library_log()
         let wrapped = cv4l2_fd_open(raw)
         self.fd = wrapped >= 0 ? wrapped : raw
     }

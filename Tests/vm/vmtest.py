@@ -139,13 +139,22 @@ def copy_into(root, path, target=None):
     shutil.copy2(os.path.realpath(path), destination)
 
 
-def build_initramfs(tree, release, camroll):
+def build_tools():
+    """Static test tools that run in the guest."""
+    feeder = os.path.join(OUT, "mjpeg-feeder")
+    run(["cc", "-static", "-O2", "-o", feeder, os.path.join(HERE, "mjpeg_feeder.c")])
+    return [feeder]
+
+
+def build_initramfs(tree, release, camroll, tools):
     root = os.path.join(OUT, "initramfs")
     shutil.rmtree(root, ignore_errors=True)
     for directory in ["bin", "sbin", "etc", "proc", "sys", "dev", "tmp", "out", "usr/bin", "lib64"]:
         os.makedirs(os.path.join(root, directory), exist_ok=True)
     copy_into(root, "/bin/busybox")
     copy_into(root, camroll, "/usr/bin/camroll")
+    for tool in tools:
+        copy_into(root, tool, "/usr/bin/" + os.path.basename(tool))
     for program in [camroll] + GUEST_PROGRAMS:
         if program != camroll:
             copy_into(root, program)
@@ -234,12 +243,10 @@ def main():
         sys.exit("vm: qemu-system-x86_64 is not installed (make vm-deps)")
     total_begin = time.monotonic()
     tree, release, kernel = fetch_kernel()
-    extra_modules_hook = os.path.join(HERE, "build-v4l2loopback.sh")
-    if os.path.exists(extra_modules_hook):
-        run(["bash", extra_modules_hook, release, os.path.join(CACHE, "extra-modules", release)])
-    camroll = build_camroll()
     os.makedirs(OUT, exist_ok=True)
-    initramfs = build_initramfs(tree, release, camroll)
+    run(["bash", os.path.join(HERE, "build-v4l2loopback.sh"), release, os.path.join(CACHE, "extra-modules", release)])
+    camroll = build_camroll()
+    initramfs = build_initramfs(tree, release, camroll, build_tools())
     log(f"kernel {release} ({os.path.basename(kernel)}), initramfs {os.path.getsize(initramfs) // 1_000_000} MB, "
         f"accel {'kvm' if kvm_usable() else 'tcg'}")
 

@@ -38,6 +38,7 @@ public final class V4L2Camera: FrameSource {
     private var bytesPerLine = 0
     private var fullRange = false
     private var converter: FormatConverter?
+    private lazy var decoder: JPEGDecoder? = try? JPEGDecoder()
     private var streaming = false
 
     public init(path: String, request: Request, cancellation: Cancellation? = nil) throws {
@@ -151,7 +152,14 @@ public final class V4L2Camera: FrameSource {
               parameters.parm.capture.capability & CV4L2_CAP_TIMEPERFRAME != 0
         else { return }
         parameters.parm.capture.timeperframe = v4l2_fract(numerator: 1000, denominator: UInt32((wanted * 1000).rounded()))
-        try busyAware { try device.ioctl(CV4L2_VIDIOC_S_PARM, "VIDIOC_S_PARM", &parameters) }
+        do {
+            try device.ioctl(CV4L2_VIDIOC_S_PARM, "VIDIOC_S_PARM", &parameters)
+        } catch let error as V4L2Device.IoctlError {
+            if error.errno == EBUSY { throw streamError(error) }
+            // Some devices have no settable rate; that only matters when one was asked for.
+            if requested != nil { adjustments.append("cannot set the frame rate of \(deviceName): \(error)") }
+            return
+        }
         let fraction = parameters.parm.capture.timeperframe
         if fraction.numerator > 0 {
             framesPerSecond = Double(fraction.denominator) / Double(fraction.numerator)
@@ -231,8 +239,13 @@ public final class V4L2Camera: FrameSource {
             do {
                 frame.bytes = try MJPEGFrame.jpeg(from: data)
                 frame.format = .mjpeg
+                // Decoded once, so that a frame with damaged image data is not saved N times.
+                _ = try decoder?.decodeRGB(frame.bytes)
             } catch let problem as MJPEGFrame.Problem {
                 try countDrop("broken MJPEG frame: \(problem)")
+                return nil
+            } catch let error as CamrollError {
+                try countDrop("broken MJPEG frame: \(error.message)")
                 return nil
             }
         } else if let converter {

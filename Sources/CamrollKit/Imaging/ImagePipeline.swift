@@ -10,8 +10,8 @@ public final class ImagePipeline {
 
     public func jpeg(from frame: Frame) throws -> EncodedImage {
         switch frame.format {
-        case .jpeg:
-            // Already checked by its source (an image file): saved exactly as it is.
+        case .jpeg, .mjpeg:
+            // Already checked by its source (an image file, a camera's MJPEG frame): saved as it is.
             return EncodedImage(bytes: frame.bytes, width: frame.width, height: frame.height, quality: nil)
         default:
             return try encoder.encode(frame, quality: quality)

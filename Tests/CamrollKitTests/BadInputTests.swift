@@ -42,7 +42,10 @@ import Testing
         Case(arguments: ["--db", "@/text.txt/c.sqlite3"], status: 73, message: "cannot create the catalog's directory"),
         Case(arguments: ["-o", "@/text.txt/sub/{seq}.jpg"], status: 73, message: "cannot create directory"),
         Case(arguments: ["-o", "@/existing.jpg"], status: 73, message: "already exists"),
-        Case(arguments: ["-d", "/dev/video99"], status: 69, message: "no camera found"),
+        Case(arguments: ["-d", "/dev/video99"], status: 66, message: "no such device: /dev/video99"),
+        Case(arguments: ["-d", "/dev/null"], status: 66, message: "/dev/null is not a camera"),
+        Case(arguments: ["-d", "pattern", "--set", "brightness=1"], status: 64, message: "'--set' controls a camera"),
+        Case(arguments: ["--set", "brightness"], status: 64, message: "expected NAME=VALUE"),
     ]
 
     @Test(arguments: cases)
@@ -67,6 +70,23 @@ import Testing
         // Nothing the user had is touched.
         #expect(try String(contentsOfFile: dir.file("existing.jpg"), encoding: .utf8) == "keep me")
         #expect(dir.files(in: "shots").isEmpty)
+    }
+
+    /// This machine has no camera: each command says so, and what to do instead.
+    @Test func withoutACameraEachCommandSaysSo() throws {
+        guard DeviceList.videoNodes().isEmpty else { return }  // a machine with cameras: not this test
+        let dir = try TemporaryDirectory()
+        let snap = try CamrollBinary.run(["snap", "-o", dir.file("{seq}.jpg"), "--db", dir.file("c.sqlite3")])
+        #expect(snap.status == 69)
+        #expect(snap.stderr == "camroll: error: no camera found\nUse '-d pattern' for the built-in test pattern, or '-d file:PHOTO.jpg' for an image file.\n")
+        let devices = try CamrollBinary.run(["devices"])
+        #expect(devices.status == 0 && devices.stdout == "no cameras found\n")
+        let json = try CamrollBinary.run(["devices", "--json"])
+        #expect(json.stdout == "[]\n")
+        let check = try CamrollBinary.run(["check", "-d", "/dev/null"])
+        #expect(check.status == 66 && check.stderr.hasPrefix("camroll: error: /dev/null is not a camera"))
+        let formats = try CamrollBinary.run(["formats"])
+        #expect(formats.status == 69 && formats.stderr.hasPrefix("camroll: error: no camera found"))
     }
 
     @Test func anUnwritableDirectoryIsExit73() throws {

@@ -97,6 +97,49 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
 
     public var description: String { text }
 
+    /// A regular expression matching every path this template can render for run `run`; the
+    /// first capture group is `{seq}` when the template has one. For finding a killed run's
+    /// files that were renamed into place but not yet recorded.
+    public func pathPattern(run: Int) -> String {
+        var pattern = "^"
+        var seqCaptured = false
+        for piece in pieces {
+            switch piece {
+            case .literal(let text): pattern += NSRegularExpression.escapedPattern(for: text)
+            case .seq(let width):
+                let digits = width.map { "\\d{\($0),}" } ?? "\\d+"
+                pattern += seqCaptured ? digits : "(\(digits))"
+                seqCaptured = true
+            case .uuid: pattern += "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+            case .run: pattern += String(run)
+            case .frame: pattern += "\\d+"
+            case .date: pattern += "\\d{8}"
+            case .time: pattern += "\\d{6}"
+            case .milliseconds: pattern += "\\d{3}"
+            case .strftime(let code): pattern += code == "Y" ? "\\d{4}" : "\\d{2}"
+            }
+        }
+        return pattern + "$"
+    }
+
+    /// The directory all of this template's files are under: its text up to the last '/' before
+    /// the first token.
+    public var fixedDirectory: String {
+        var prefix = ""
+        for piece in pieces {
+            guard case .literal(let text) = piece else { break }
+            prefix += text
+        }
+        guard let slash = prefix.lastIndex(of: "/") else { return "/" }
+        let directory = String(prefix[..<slash])
+        return directory.isEmpty ? "/" : directory
+    }
+
+    /// How many directory levels below `fixedDirectory` the files are.
+    public var depthBelowFixedDirectory: Int {
+        text.filter { $0 == "/" }.count - fixedDirectory.filter { $0 == "/" }.count - (fixedDirectory == "/" ? 0 : 1)
+    }
+
     public struct Values {
         public var seq: Int
         public var seqWidth: Int

@@ -13,14 +13,35 @@ public enum XXH128 {
 
     /// The digest of several pieces laid end to end, without joining them.
     public static func hex(ofPieces pieces: [UnsafeRawBufferPointer]) -> String {
-        guard let state = XXH3_createState() else {
-            // Allocation failed; hash a joined copy instead.
-            return hex(of: pieces.flatMap { Array($0) })
+        let hasher = Streaming()
+        for piece in pieces { hasher.update(piece) }
+        return hasher.hex()
+    }
+
+    /// A digest fed piece by piece (a file read in blocks, a JPEG written in parts).
+    public final class Streaming {
+        private let state: OpaquePointer?
+        private var fallback: [UInt8] = []  // used only if the state could not be allocated
+
+        public init() {
+            state = XXH3_createState()
+            if let state { XXH3_128bits_reset(state) }
         }
-        defer { XXH3_freeState(state) }
-        XXH3_128bits_reset(state)
-        for piece in pieces { XXH3_128bits_update(state, piece.baseAddress, piece.count) }
-        return hex(XXH3_128bits_digest(state))
+
+        deinit { if let state { XXH3_freeState(state) } }
+
+        public func update(_ bytes: UnsafeRawBufferPointer) {
+            if let state {
+                XXH3_128bits_update(state, bytes.baseAddress, bytes.count)
+            } else {
+                fallback += bytes
+            }
+        }
+
+        public func hex() -> String {
+            guard let state else { return XXH128.hex(of: fallback) }
+            return XXH128.hex(XXH3_128bits_digest(state))
+        }
     }
 
     static func hex(_ hash: XXH128_hash_t) -> String {

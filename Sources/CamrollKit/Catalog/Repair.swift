@@ -1,0 +1,137 @@
+import Foundation
+import Glibc
+
+/// `verify --repair`, before the files are checked: finishes what a killed run left behind.
+/// A run whose process is gone but whose row still says `running` was cut short (SIGKILL, power
+/// loss, a second Ctrl-C): files it renamed into place in its last moments may have no row yet,
+/// and the file it was writing may remain under its temporary name. Repair adopts the former
+/// (only files whose content proves they are that run's), removes the latter (only that
+/// process's own temporary files), and records the run as failed. A user's file is never deleted.
+public struct Repair {
+    public struct Result: Sendable {
+        public var runsClosed = 0
+        public var filesAdopted = 0
+        public var temporaryFilesRemoved = 0
+        public var rowsMarked = 0
+    }
+
+    let catalog: Catalog
+
+    struct Run {
+        var id: Int
+        var uuid: String
+        var template: String
+        var pid: Int32
+    }
+
+    func run(_ selection: Verifier.Selection) throws -> Result {
+        var result = Result()
+        for run in try catalog.userErrors({ try interruptedRuns(selection) }) {
+            try repair(run, into: &result)
+            try catalog.finishRun(run.id, status: .failed, error: "interrupted: the process ended before finishing the run")
+            result.runsClosed += 1
+        }
+        return result
+    }
+
+    /// Runs still marked `running` whose process no longer exists.
+    private func interruptedRuns(_ selection: Verifier.Selection) throws -> [Run] {
+        var sql = "SELECT id, uuid, output_template, pid FROM runs WHERE status = 'running' AND output_template IS NOT NULL"
+        if case .run(let id) = selection { sql += " AND id = \(id)" }
+        let statement = try catalog.database.prepare(sql)
+        var runs: [Run] = []
+        while try statement.step() {
+            let pid = Int32(truncatingIfNeeded: statement.int(3))
+            guard !Self.isAlive(pid) else { continue }
+            runs.append(Run(id: statement.int(0), uuid: statement.text(1) ?? "", template: statement.text(2) ?? "", pid: pid))
+        }
+        return runs
+    }
+
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard pid > 0, pid != getpid() else { return false }
+        if kill(pid, 0) != 0 && errno == ESRCH { return false }
+        // A live process with a reused pid is not the run's unless it is a camroll.
+        let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
+        return name.hasPrefix("camroll")
+    }
+
+    private func repair(_ run: Run, into result: inout Result) throws {
+        guard let template = try? OutputTemplate(run.template) else { return }
+        let pattern = try NSRegularExpression(pattern: template.pathPattern(run: run.id))
+        let temporaryPattern = try NSRegularExpression(pattern: "^\\.(.+)\\.camroll-\(run.pid)\\.tmp$")
+        let captures = try catalog.userErrors { try self.captures(of: run.id) }
+        let recorded = try catalog.userErrors { try self.recordedPaths(of: run.id) }
+
+        for path in Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory) {
+            let name = (path as NSString).lastPathComponent
+            if temporaryPattern.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil {
+                if unlink(path) == 0 { result.temporaryFilesRemoved += 1 }
+                continue
+            }
+            guard !recorded.contains(path),
+                  let match = pattern.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)),
+                  let bytes = FileManager.default.contents(atPath: path).map({ [UInt8]($0) })
+            else { continue }
+            guard let (captureID, commentSeq) = identify(bytes, run: run, captures: captures) else { continue }
+            var seq = commentSeq ?? 0
+            if match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: path), let number = Int(path[range]) {
+                seq = number
+            }
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+            try catalog.userErrors {
+                try catalog.recordSave(Catalog.NewSave(
+                    captureID: captureID, seq: seq, path: path, bytes: bytes.count, xxh128: XXH128.hex(of: bytes),
+                    savedAt: modified ?? Date(), durationMicroseconds: 0, synced: false))
+            }
+            result.filesAdopted += 1
+        }
+    }
+
+    /// Which of the run's captures this file is a copy of: same bytes, or (with `--stamp`) the
+    /// same bytes once this run's comment segment is taken out. Nil: not this run's file.
+    private func identify(_ bytes: [UInt8], run: Run, captures: [(id: Int, hash: String)]) -> (Int, Int?)? {
+        let hash = XXH128.hex(of: bytes)
+        if let capture = captures.first(where: { $0.hash == hash }) { return (capture.id, nil) }
+        guard bytes.count > 6, bytes[2] == 0xFF, bytes[3] == 0xFE else { return nil }
+        let length = Int(bytes[4]) << 8 | Int(bytes[5])
+        guard length >= 2, 4 + length <= bytes.count else { return nil }
+        let text = String(decoding: bytes[6..<(4 + length)], as: UTF8.self)
+        let prefix = "camroll run=\(run.uuid) seq="
+        guard text.hasPrefix(prefix) else { return nil }
+        let unstamped = Array(bytes[0..<2]) + Array(bytes[(4 + length)...])
+        let original = XXH128.hex(of: unstamped)
+        guard let capture = captures.first(where: { $0.hash == original }) else { return nil }
+        return (capture.id, Int(text.dropFirst(prefix.count)))
+    }
+
+    private func captures(of run: Int) throws -> [(id: Int, hash: String)] {
+        let statement = try catalog.database.prepare("SELECT id, xxh128 FROM captures WHERE run_id = ?").bind(.int(run))
+        var result: [(Int, String)] = []
+        while try statement.step() { result.append((statement.int(0), statement.text(1) ?? "")) }
+        return result
+    }
+
+    private func recordedPaths(of run: Int) throws -> Set<String> {
+        let statement = try catalog.database.prepare(
+            "SELECT s.path FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = ?").bind(.int(run))
+        var paths = Set<String>()
+        while try statement.step() { if let path = statement.text(0) { paths.insert(path) } }
+        return paths
+    }
+
+    /// Regular files `depth` directory levels below `directory`.
+    static func files(under directory: String, depth: Int) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        var result: [String] = []
+        for name in names {
+            let path = directory == "/" ? "/" + name : directory + "/" + name
+            var status = stat()
+            guard lstat(path, &status) == 0 else { continue }
+            let isDirectory = (status.st_mode & S_IFMT) == S_IFDIR
+            if depth == 0 && (status.st_mode & S_IFMT) == S_IFREG { result.append(path) }
+            if depth > 0 && isDirectory { result += files(under: path, depth: depth - 1) }
+        }
+        return result
+    }
+}

@@ -3,10 +3,15 @@ import Foundation
 /// The command line: parses argv, runs a command, turns every error into a message and an
 /// exit status. Nothing here traps on bad input.
 public enum CommandLineTool {
-    static let subcommands = ["snap", "devices", "formats", "check", "controls", "help"]
+    static let subcommands = [
+        "snap", "devices", "formats", "check", "controls", "list", "show", "verify", "delete", "stats", "help",
+    ]
 
     public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
         signal(SIGPIPE, SIG_IGN)
+        // Past a file-size limit (ulimit -f), write() should fail with EFBIG, which is reported,
+        // rather than the process being killed.
+        signal(SIGXFSZ, SIG_IGN)
         var rest = Array(arguments.dropFirst())
         let colorMode = rest.contains("--color=never") ? Console.ColorMode.never : .auto
         let console = Console(colorMode: colorMode, environment: environment)
@@ -32,6 +37,8 @@ public enum CommandLineTool {
                     throw CamrollError.usage("unknown command '\(name)'", hint: "See 'camroll --help' for the commands.")
                 }
                 throw HelpRequest(command: rest.first)
+            case "list", "show", "verify", "delete", "stats":
+                return try CatalogCommands(command: command, arguments: rest, environment: environment).run()
             case "devices", "formats", "check", "controls":
                 return try DeviceCommands(command: command, arguments: rest, environment: environment).run()
             default:

@@ -5,6 +5,8 @@ enum Help {
     static func text(for command: String?) -> String {
         switch command {
         case "snap": return snap
+        case "devices", "formats", "check", "controls": return devices
+        case "list", "show", "verify", "delete", "stats": return catalog
         default: return overview
         }
     }
@@ -18,6 +20,18 @@ enum Help {
 
         SUBCOMMANDS:
           snap (default)          Capture, encode, save N times, record.
+          devices                 List the cameras, with their by-id names and access.
+          formats [-d <dev>]      Formats, sizes and frame rates.
+          controls [-d <dev>]     Camera controls, their ranges and values.
+          check [-d <dev>]        Can this user open the camera? If not, why, and the fix.
+          list [--run <id>]       Runs, newest first; or one run's saves (--json, --csv).
+          show <run> | --capture <id>
+                                  One run or capture in full, with its thumbnail.
+          verify [--run <id> | <path>...] [--repair]
+                                  Re-read saved files; report ok/corrupt/missing/aliased.
+          delete --save|--capture|--run <id> [--force]
+                                  Delete files and mark their rows, together.
+          stats [--run <id>]      Throughput, latency percentiles and histogram.
           help [<subcommand>]     Show help for a subcommand.
 
         GLOBAL OPTIONS:
@@ -33,6 +47,45 @@ enum Help {
           camroll snap -d pattern -r 1920x1080 -n 10000 --stamp -o /mnt/sd/{seq}.jpg
 
           See 'camroll help <subcommand>' for detailed help.
+
+        """
+
+    static let devices = """
+        OVERVIEW: The cameras of this machine.
+
+        USAGE: camroll devices [--json]
+               camroll formats [-d <dev>] [--json]
+               camroll controls [-d <dev>] [--json]
+               camroll check [-d <dev>]
+
+        OPTIONS:
+          -d, --device <dev>      /dev/videoN, N or a /dev/v4l/by-id name. (default: the first camera)
+          --json                  Machine-readable output.
+
+        'check' exits 0 when the camera can be used, 77 when permission is denied (and prints
+        the fix), 66 when there is no such camera, 69 when it cannot stream.
+
+        """
+
+    static let catalog = """
+        OVERVIEW: The catalog: what was saved, and whether it is still there.
+
+        USAGE: camroll list [--run <id>] [--json | --csv]
+               camroll show <run-id> | --capture <id> [--json]
+               camroll verify [--run <id> | <path>...] [--repair] [--json]
+               camroll delete --save <id> | --capture <id> | --run <id> [--force]
+               camroll stats [--run <id>] [--json]
+
+        OPTIONS:
+          --db <path>             Catalog. (default: $XDG_DATA_HOME/camroll/catalog.sqlite3)
+          --repair                After a crash: record files a killed run saved but did not
+                                  record, remove its temporary files, mark missing and corrupt
+                                  files. Never deletes a user's file.
+          --force                 Delete files even when they no longer match their recorded
+                                  content.
+
+        'verify' reads every file past the page cache and exits 0 when all are intact, 1 when
+        any is corrupt, missing or holds another copy's content (detectable with snap --stamp).
 
         """
 
@@ -59,10 +112,13 @@ enum Help {
                                   {date} {time} {ms}, and %Y %m %d %H %M %S.
                                   (default: $XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg)
           -q, --quality <1-100>   JPEG quality. (default: 90)
+          --max-bytes <size>      Highest quality (up to -q) whose file fits, e.g. 1M, 800K.
+          --thumbnail <WxH|none>  Thumbnail stored in the catalog. (default: 160x120)
           --fsync                 Sync each file and its directory before it counts as saved.
           --stamp                 Give each copy a unique JPEG comment, so copies differ byte-wise.
           --overwrite             Replace existing files (never done otherwise).
           --db <path>             Catalog. (default: $XDG_DATA_HOME/camroll/catalog.sqlite3)
+          --set <name=value>      Set a camera control first (see 'camroll controls').
 
         GLOBAL OPTIONS:
           --json, --quiet, --no-progress, --color <when>, -h/--help

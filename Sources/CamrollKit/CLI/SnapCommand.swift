@@ -34,7 +34,7 @@ struct SnapCommand {
         if let camera = source as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
         }
-        let pipeline = try ImagePipeline(quality: options.quality)
+        let pipeline = try ImagePipeline(quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail)
         let catalog = try Catalog(path: options.database ?? Catalog.defaultPath(environment: environment))
 
         let saver = BatchSaver(

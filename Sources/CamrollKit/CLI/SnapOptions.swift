@@ -44,6 +44,8 @@ public struct SnapOptions: Sendable {
     public var stamp = false
     public var overwrite = false
     public var maxBytes: Int?
+    /// Box the capture's thumbnail fits in; nil: none (`--thumbnail none`).
+    public var thumbnail: Resolution? = Thumbnail.defaultBox
     public var database: String?
     public var controls: [(name: String, value: String)] = []
     public var global = GlobalOptions()
@@ -101,6 +103,16 @@ public struct SnapOptions: Sendable {
                 case "--stamp": options.stamp = true
                 case "--overwrite": options.overwrite = true
                 case "--max-bytes": options.maxBytes = try ValueParser.size(value(), option: name)
+                case "--thumbnail":
+                    let text = try value()
+                    if ["none", "off", "no"].contains(text.lowercased()) {
+                        options.thumbnail = nil
+                    } else {
+                        guard let box = Resolution(parsing: text), (8...1024).contains(box.width), (8...1024).contains(box.height) else {
+                            throw scanner.usageError("invalid value '\(text)' for '--thumbnail': expected WxH from 8x8 to 1024x1024, or none")
+                        }
+                        options.thumbnail = box
+                    }
                 case "--db": options.database = try value()
                 case "--set":
                     let text = try value()

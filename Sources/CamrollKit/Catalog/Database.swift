@@ -87,7 +87,7 @@ public final class Database {
 /// A prepared statement, finalized when released.
 public final class Statement {
     private let database: Database
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     public let sql: String
 
     init(database: Database, sql: String) throws {

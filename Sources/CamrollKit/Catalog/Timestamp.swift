@@ -32,6 +32,17 @@ public enum Timestamp {
 }
 
 extension Timestamp {
+    /// Seconds from one catalog timestamp to another (0 if either does not parse).
+    static func seconds(between first: String, and last: String) -> Double {
+        func parse(_ text: String) -> Double? {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return formatter.date(from: text)?.timeIntervalSince1970
+        }
+        guard let a = parse(first), let b = parse(last) else { return 0 }
+        return max(0, b - a)
+    }
+
     /// The millisecond within the second, 0–999, robust against binary fractions (.123 is .12299…).
     static func milliseconds(of date: Date) -> Int {
         let microseconds = Int((date.timeIntervalSince1970 * 1e6).rounded())

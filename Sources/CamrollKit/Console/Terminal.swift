@@ -6,6 +6,7 @@ public final class Console: Sendable {
     public enum ColorMode: String, Sendable { case auto, always, never }
 
     public let stderrIsTerminal: Bool
+    public let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
     public let useColor: Bool
     /// Serialises writes: progress comes from the main loop, messages from the signal queue too.
     private let lock = Mutex<Void>(())

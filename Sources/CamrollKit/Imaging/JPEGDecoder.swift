@@ -31,7 +31,29 @@ public final class JPEGDecoder {
     /// Decodes the whole image to RGB. Warnings (truncated data, corrupt entropy) are errors:
     /// a photo that only decodes with grey blocks in it is not a good photo.
     public func decodeRGB(_ jpeg: [UInt8]) throws -> (Header, [UInt8]) {
-        let size = try header(of: jpeg)
+        try decodeRGB(jpeg, scaledTo: header(of: jpeg))
+    }
+
+    /// Decodes at the smallest of turbojpeg's DCT scaling factors (1/8 … 2) that still gives at
+    /// least `minimumWidth` pixels across: scaling in the DCT domain costs less than decoding
+    /// everything and shrinking afterwards.
+    public func decodeRGB(_ jpeg: [UInt8], minimumWidth: Int) throws -> (Header, [UInt8]) {
+        let full = try header(of: jpeg)
+        var count: Int32 = 0
+        var best = full
+        if let factors = tjGetScalingFactors(&count) {
+            for factor in UnsafeBufferPointer(start: factors, count: Int(count)) {
+                func scaled(_ dimension: Int) -> Int {
+                    (dimension * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
+                }
+                let candidate = Header(width: scaled(full.width), height: scaled(full.height))
+                if candidate.width >= minimumWidth && candidate.width < best.width { best = candidate }
+            }
+        }
+        return try decodeRGB(jpeg, scaledTo: best)
+    }
+
+    private func decodeRGB(_ jpeg: [UInt8], scaledTo size: Header) throws -> (Header, [UInt8]) {
         var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
         let status = jpeg.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { destination in

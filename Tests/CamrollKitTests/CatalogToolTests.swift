@@ -1,0 +1,232 @@
+@testable import CamrollKit
+import Foundation
+import Testing
+
+/// list, show, verify, delete and stats, run as the binary against real catalogs and files.
+@Suite struct CatalogToolTests {
+    func snap(_ dir: TemporaryDirectory, _ extra: [String], count: Int = 10) throws -> CamrollBinary.Result {
+        try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", String(count), "-o", dir.file("out/{seq}.jpg"),
+                               "--db", dir.file("c.sqlite3"), "--quiet"] + extra)
+    }
+
+    @Test func verifyFindsExactlyTheCorruptMissingAndAliasedFiles() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["--stamp"], count: 500).status == 0)
+        var flipped = try fileBytes(dir.file("out/100.jpg"))
+        flipped[flipped.count / 2] ^= 0x01
+        try Data(flipped).write(to: URL(fileURLWithPath: dir.file("out/100.jpg")))
+        try FileManager.default.removeItem(atPath: dir.file("out/200.jpg"))
+        try Data(fileBytes(dir.file("out/300.jpg"))).write(to: URL(fileURLWithPath: dir.file("out/400.jpg")))
+
+        let result = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("verified 500 files: 497 ok, 1 corrupt, 1 missing, 1 aliased"), "\(result.stdout)")
+        #expect(result.stdout.contains("corrupt: \(dir.file("out/100.jpg"))"))
+        #expect(result.stdout.contains("missing: \(dir.file("out/200.jpg"))"))
+        #expect(result.stdout.contains("aliased: \(dir.file("out/400.jpg")): holds the content of \(dir.file("out/300.jpg"))"))
+
+        let json = try CamrollBinary.run(["verify", "--json", "--db", dir.file("c.sqlite3")])
+        let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(summary["ok"] as? Int == 497 && summary["corrupt"] as? Int == 1)
+        #expect(summary["missing"] as? Int == 1 && summary["aliased"] as? Int == 1)
+
+        // --repair records what was found; the catalog then matches the disk.
+        #expect(try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")]).status == 0)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'missing'") == 1)
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'corrupt'") == 2)
+        // A path given alone is checked alone.
+        let one = try CamrollBinary.run(["verify", dir.file("out/001.jpg"), "--db", dir.file("c.sqlite3")])
+        #expect(one.status == 0 && one.stdout.contains("verified 1 files: 1 ok"))
+    }
+
+    @Test(arguments: 1...10)
+    func afterKill9RepairBringsCatalogAndDiskIntoAgreement(attempt: Int) throws {
+        let dir = try TemporaryDirectory()
+        let process = CamrollBinary.process(
+            ["-d", "pattern", "-r", "320x240", "-n", "100000", "--json", "-o", dir.file("out/{seq}.jpg"),
+             "--db", dir.file("c.sqlite3")] + (attempt % 2 == 0 ? ["--stamp"] : []))
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        _ = try out.fileHandleForReading.read(upToCount: 1)  // the start event: saving has begun
+        usleep(UInt32.random(in: 20_000...500_000))
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(repair.stdout.contains("1 interrupted run(s) closed"), "\(repair.stdout)")
+
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("out"))) ?? []
+        #expect(names.allSatisfy { !$0.hasPrefix(".") }, "temporary files left: \(names.filter { $0.hasPrefix(".") })")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let rows = try catalog.rows("SELECT path FROM saves WHERE status = 'saved'", columns: 1).compactMap { $0[0] }
+        #expect(Set(rows) == Set(names.map { dir.file("out/" + $0) }))
+        #expect(rows.count == Set(rows).count)
+        #expect(try catalog.text("SELECT status FROM runs") == "failed")
+
+        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(verify.status == 0 && verify.stdout.contains("verified \(names.count) files: \(names.count) ok"), "\(verify.stdout)")
+    }
+
+    @Test func repairNeverTouchesFilesThatAreNotTheRuns() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, []).status == 0)
+        // A killed run, reconstructed: its row still says running, its pid is gone.
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646")
+        try database.execute("DELETE FROM saves WHERE seq > 8")
+        try Data("not a photo".utf8).write(to: URL(fileURLWithPath: dir.file("out/11.jpg")))
+        try Data("user's".utf8).write(to: URL(fileURLWithPath: dir.file("out/.x.jpg.camroll-1.tmp")))
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")])
+        #expect(repair.status == 0)
+        #expect(repair.stdout.contains("2 unrecorded file(s) recorded"), "\(repair.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("out/11.jpg")))
+        #expect(FileManager.default.fileExists(atPath: dir.file("out/.x.jpg.camroll-1.tmp")))
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 10)
+        #expect(try catalog.rows("SELECT seq FROM saves ORDER BY seq", columns: 1).map { $0[0] } == (1...10).map { String($0) })
+    }
+
+    @Test func deleteRemovesFilesAndMarksRowsTogether() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["--stamp"]).status == 0)
+        let one = try CamrollBinary.run(["delete", "--save", "1", "--db", dir.file("c.sqlite3")])
+        #expect(one.status == 0 && one.stdout.hasPrefix("deleted 1 file(s)"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/01.jpg")))
+
+        try Data("edited by the user".utf8).write(to: URL(fileURLWithPath: dir.file("out/02.jpg")))
+        let run = try CamrollBinary.run(["delete", "--run", "1", "--db", dir.file("c.sqlite3")])
+        #expect(run.status == 1)
+        #expect(run.stderr.hasPrefix("camroll: error: 1 file(s) no longer match"))
+        #expect(run.stdout.hasPrefix("deleted 8 file(s)"))
+        #expect(FileManager.default.fileExists(atPath: dir.file("out/02.jpg")))
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'deleted'") == 9)
+        #expect(try catalog.text("SELECT status FROM saves WHERE seq = 2") == "saved")
+
+        let forced = try CamrollBinary.run(["delete", "--run", "1", "--force", "--db", dir.file("c.sqlite3")])
+        #expect(forced.status == 0 && !FileManager.default.fileExists(atPath: dir.file("out/02.jpg")))
+        #expect(dir.files(in: "out").isEmpty)
+        let again = try CamrollBinary.run(["delete", "--run", "1", "--db", dir.file("c.sqlite3")])
+        #expect(again.status == 66 && again.stderr.contains("nothing to delete"))
+    }
+
+    @Test func listShowAndStats() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, []).status == 0)
+        #expect(try snap(dir, ["-o", dir.file("second/{seq}.jpg")], count: 3).status == 0)
+
+        let list = try CamrollBinary.run(["list", "--db", dir.file("c.sqlite3")])
+        let lines = list.stdout.split(separator: "\n")
+        #expect(list.status == 0 && lines.count == 3 && lines[0].hasPrefix("id"))
+        #expect(lines[1].hasPrefix("2 ") && lines[1].contains("completed") && lines[1].contains("pattern"))
+        let json = try CamrollBinary.run(["list", "--json", "--db", dir.file("c.sqlite3")])
+        let runs = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(runs.map { $0["saved"] as? Int } == [3, 10] && runs.map { $0["requested"] as? Int } == [3, 10])
+        let csv = try CamrollBinary.run(["list", "--run", "1", "--csv", "--db", dir.file("c.sqlite3")])
+        let csvLines = csv.stdout.split(separator: "\n")
+        #expect(csvLines.count == 11 && csvLines[0] == "id,seq,path,bytes,xxh128,saved_at,duration_us,synced,status")
+
+        let show = try CamrollBinary.run(["show", "1", "--db", dir.file("c.sqlite3")])
+        #expect(show.status == 0 && show.stdout.contains("status:           completed"))
+        #expect(show.stdout.contains("YUYV") && show.stdout.contains("320x240"))
+        let missing = try CamrollBinary.run(["show", "99", "--db", dir.file("c.sqlite3")])
+        #expect(missing.status == 66 && missing.stderr.hasPrefix("camroll: error: no run 99"))
+
+        let stats = try CamrollBinary.run(["stats", "--run", "1", "--db", dir.file("c.sqlite3")])
+        #expect(stats.status == 0 && stats.stdout.hasPrefix("10 saves, "))
+        #expect(stats.stdout.contains("p99") && stats.stdout.contains("█"))
+        let noCatalog = try CamrollBinary.run(["list", "--db", dir.file("none.sqlite3")])
+        #expect(noCatalog.status == 66 && noCatalog.stderr.hasPrefix("camroll: error: no catalog at"))
+    }
+
+    @Test func thumbnailsAndMaxBytes() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run(["-d", "pattern", "-r", "1280x720", "--max-bytes", "20K", "-o", dir.file("a.jpg"),
+                                            "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try fileBytes(dir.file("a.jpg")).count <= 20 * 1024)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let quality = try catalog.int("SELECT jpeg_quality FROM captures")
+        #expect(quality < 90 && quality >= 1)
+        // One step up would not have fitted: the search found the highest quality that does.
+        let frame = try TestPattern(resolution: Resolution(width: 1280, height: 720)).nextFrame()
+        #expect(try JPEGEncoder().encode(frame, quality: quality + 1).bytes.count > 20 * 1024)
+
+        let thumbnail = try #require(try catalog.database.prepare("SELECT thumbnail FROM captures").stepBlob())
+        let (header, _) = try JPEGDecoder().decodeRGB(thumbnail)
+        #expect(header == JPEGDecoder.Header(width: 160, height: 90))
+
+        let none = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--thumbnail", "none", "-o", dir.file("b.jpg"),
+                                          "--db", dir.file("c.sqlite3")])
+        #expect(none.status == 0)
+        #expect(try catalog.int("SELECT count(*) FROM captures WHERE thumbnail IS NULL") == 1)
+
+        let tooSmall = try CamrollBinary.run(["-d", "pattern", "-r", "1280x720", "--max-bytes", "1K", "-o", dir.file("c.jpg"),
+                                              "--db", dir.file("c.sqlite3")])
+        #expect(tooSmall.status == 65 && tooSmall.stderr.contains("even at quality 1"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("c.jpg")))
+    }
+
+    /// A full disk, for real: a 1 MiB tmpfs where this machine lets us mount one.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskEndsTheRunCleanly() throws {
+        let dir = try TemporaryDirectory()
+        let mountPoint = dir.file("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        try #require(runProgram(["/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0, "cannot mount a tmpfs")
+        defer { _ = runProgram(["/bin/umount", mountPoint]) }
+        try expectFullDiskHandled(dir, output: mountPoint + "/{seq}.jpg", arguments: ["-r", "1280x720"],
+                                  message: "no space left on device", someSaved: true)
+    }
+
+    /// A file-size limit (RLIMIT_FSIZE, `prlimit --fsize`; no privilege needed): EFBIG on the
+    /// first picture larger than the limit, reported like a full disk, not a crash by SIGXFSZ.
+    @Test func aFileSizeLimitEndsTheRunCleanly() throws {
+        let dir = try TemporaryDirectory()
+        try expectFullDiskHandled(dir, output: dir.file("out/{seq}.jpg"), arguments: ["-r", "3840x2160", "-q", "100"],
+                                  message: "file too large", someSaved: false, prefix: ["/usr/bin/prlimit", "--fsize=120000", "--"])
+    }
+
+    func runProgram(_ argv: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func expectFullDiskHandled(_ dir: TemporaryDirectory, output: String, arguments: [String], message: String,
+                               someSaved: Bool, prefix: [String] = []) throws {
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-n", "1000", "--stamp", "-o", output, "--db", dir.file("c.sqlite3"), "--json"] + arguments,
+            prefix: prefix)
+        let status: Int32 = 74
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("camroll: error: \(message)"), "\(result.stderr)")
+        let summary = try #require(JSONSerialization.jsonObject(
+            with: Data((result.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
+        let directory = (output as NSString).deletingLastPathComponent
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        #expect(names.allSatisfy { !$0.hasPrefix(".") }, "partial temporary file left: \(names)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.text("PRAGMA integrity_check") == "ok")
+        #expect(try catalog.text("SELECT status FROM runs") == "failed")
+        #expect(try catalog.text("SELECT error FROM runs")?.contains(message) == true)
+        let saved = try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'")
+        #expect(saved == names.count && saved < 1000 && (saved > 0) == someSaved)
+        #expect(summary["saves"] as? Int == saved && summary["status"] as? String == "failed")
+        let bytes = try catalog.int("SELECT coalesce(sum(bytes), 0) FROM saves")
+        #expect(summary["bytes"] as? Int == bytes)
+        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(verify.status == 0, "\(verify.stdout)")
+    }
+}
+
+extension Statement {
+    func stepBlob() throws -> [UInt8]? { try step() ? blob(0) : nil }
+}

@@ -70,3 +70,48 @@ import Testing
         #expect(PixelFormat(code: "TOOLONG") == nil)
     }
 }
+
+@Suite struct MJPEGFrameTests {
+    /// A JPEG as libjpeg-turbo writes it, and the same without its DHT segments (as UVC sends).
+    func frames() throws -> (withTables: [UInt8], withoutTables: [UInt8]) {
+        let frame = try TestPattern(resolution: Resolution(width: 320, height: 240)).nextFrame()
+        let jpeg = try JPEGEncoder().encode(frame, quality: 80).bytes
+        var stripped: [UInt8] = [0xFF, 0xD8]
+        var offset = 2
+        while jpeg[offset + 1] != 0xDA {
+            let length = Int(jpeg[offset + 2]) << 8 | Int(jpeg[offset + 3])
+            if jpeg[offset + 1] != 0xC4 { stripped += jpeg[offset..<(offset + 2 + length)] }
+            offset += 2 + length
+        }
+        stripped += jpeg[offset...]
+        return (jpeg, stripped)
+    }
+
+    @Test func framesWithTablesPassThroughUnchanged() throws {
+        let (jpeg, _) = try frames()
+        #expect(try MJPEGFrame.jpeg(from: jpeg) == jpeg)
+    }
+
+    @Test func theStandardTablesAreInsertedWhereTheFrameHasNone() throws {
+        let (jpeg, stripped) = try frames()
+        #expect(stripped.count == jpeg.count - MJPEGFrame.standardHuffmanTables.count)
+        #expect(try MJPEGFrame.jpeg(from: stripped) == jpeg)
+        // Four DHT segments (marker, length, class/id), two DC tables (16 counts + 12 symbols) and
+        // two AC tables (16 + 162): Annex K.3.
+        #expect(MJPEGFrame.standardHuffmanTables.count == 4 * 5 + 2 * (16 + 12) + 2 * (16 + 162))
+    }
+
+    @Test func paddingAfterTheEndIsTrimmed() throws {
+        let (jpeg, _) = try frames()
+        #expect(try MJPEGFrame.jpeg(from: jpeg + [UInt8](repeating: 0, count: 4096)) == jpeg)
+    }
+
+    @Test func brokenFramesAreRefused() throws {
+        let (jpeg, _) = try frames()
+        #expect(throws: MJPEGFrame.Problem.noEndOfImage) { try MJPEGFrame.jpeg(from: Array(jpeg.prefix(jpeg.count / 2))) }
+        #expect(throws: MJPEGFrame.Problem.noStartOfImage) { try MJPEGFrame.jpeg(from: Array(jpeg.dropFirst(2))) }
+        var garbled = jpeg
+        garbled[2] = 0x00
+        #expect(throws: MJPEGFrame.Problem.self) { try MJPEGFrame.jpeg(from: garbled) }
+    }
+}

@@ -162,9 +162,11 @@ public final class V4L2Camera: FrameSource {
         }
         let fraction = parameters.parm.capture.timeperframe
         if fraction.numerator > 0 {
-            framesPerSecond = Double(fraction.denominator) / Double(fraction.numerator)
-            if let requested, abs(framesPerSecond! - requested) / requested > 0.01 {
-                adjustments.append(String(format: "asked for %.3g fps, %@ gives %.3g fps", requested, deviceName, framesPerSecond!))
+            let granted = Double(fraction.denominator) / Double(fraction.numerator)
+            framesPerSecond = granted
+            if let requested, abs(granted - requested) / requested > 0.01 {
+                adjustments.append(String(format: "asked for %.3g fps, ", requested) + deviceName
+                                   + String(format: " gives %.3g fps", granted))
             }
         }
     }

@@ -115,3 +115,17 @@ import Testing
         #expect(throws: MJPEGFrame.Problem.self) { try MJPEGFrame.jpeg(from: garbled) }
     }
 }
+
+@Suite struct TerminalImageTests {
+    @Test func halfBlocksDrawTwoPixelRowsPerLineInTheirColours() throws {
+        let frame = try TestPattern(resolution: Resolution(width: 16, height: 8)).nextFrame()
+        let jpeg = try JPEGEncoder().encode(frame, quality: 95).bytes
+        let text = try TerminalImage.halfBlocks(jpeg: jpeg)
+        let lines = text.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines.allSatisfy { $0.filter { $0 == "▀" }.count == 16 })
+        // The first bar is 75% white: foreground and background both about (191, 191, 191).
+        let first = try #require(lines.first)
+        #expect(first.hasPrefix("\u{1B}[38;2;19"))
+    }
+}

@@ -148,7 +148,7 @@ struct CatalogCommands {
             return .success
         }
         var text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
-        if let thumbnail = try firstThumbnail(catalog, filter: captureFilter), console.stdoutIsTerminal || environment["CAMROLL_SHOW_THUMBNAIL"] == "1" {
+        if let thumbnail = try firstThumbnail(catalog, filter: captureFilter), TerminalImage.canShow(environment: environment, console: console) {
             text += "\n" + (try TerminalImage.halfBlocks(jpeg: thumbnail))
         }
         console.out(text)

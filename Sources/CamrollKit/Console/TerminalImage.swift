@@ -1,6 +1,13 @@
 /// A picture drawn in a true-colour terminal with '▀' half blocks: each character cell shows two
 /// pixels, the upper one as foreground colour, the lower as background.
 enum TerminalImage {
+    /// A terminal on stdout that says it does 24-bit colour (COLORTERM), and colour not refused.
+    static func canShow(environment: [String: String], console: Console) -> Bool {
+        let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
+        return console.stdoutIsTerminal && (colorTerm == "truecolor" || colorTerm == "24bit")
+            && (environment["NO_COLOR"] ?? "").isEmpty
+    }
+
     static func halfBlocks(jpeg: [UInt8]) throws -> String {
         let (header, rgb) = try JPEGDecoder().decodeRGB(jpeg)
         var text = ""

@@ -18,3 +18,7 @@ step set-bad camroll snap -d 0 --set no_such_control=1 -o "$OUT/bad/{seq}.jpg" -
 step set-range camroll snap -d 0 --set brightness=999 -o "$OUT/bad/{seq}.jpg" --db "$OUT/catalog.sqlite3"
 step set-ok camroll snap -d 0 -r 320x180 --set brightness=200 -o "$OUT/bright/{seq}.jpg" --db "$OUT/catalog.sqlite3"
 v4l2-ctl -d /dev/video0 -C brightness >"$OUT/brightness-after.txt" 2>&1
+# A stable name, as udev's 60-persistent-v4l.rules would make it (no udev in this VM).
+mkdir -p /dev/v4l/by-id && ln -s ../../video0 /dev/v4l/by-id/platform-vivid-video-index0
+step devices-byid camroll devices
+step snap-byid camroll snap -d platform-vivid-video-index0 -r 320x180 -o "$OUT/byid/{seq}.jpg" --db "$OUT/catalog.sqlite3"

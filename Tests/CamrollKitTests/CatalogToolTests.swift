@@ -177,8 +177,9 @@ import Testing
         let dir = try TemporaryDirectory()
         let mountPoint = dir.file("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
-        try #require(runProgram(["/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint]) == 0, "cannot mount a tmpfs")
-        defer { _ = runProgram(["/bin/umount", mountPoint]) }
+        let mount = try CamrollBinary.runProgram(["/bin/mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint])
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        defer { _ = try? CamrollBinary.runProgram(["/bin/umount", mountPoint]) }
         try expectFullDiskHandled(dir, output: mountPoint + "/{seq}.jpg", arguments: ["-r", "1280x720"],
                                   message: "no space left on device", someSaved: true)
     }
@@ -189,15 +190,6 @@ import Testing
         let dir = try TemporaryDirectory()
         try expectFullDiskHandled(dir, output: dir.file("out/{seq}.jpg"), arguments: ["-r", "3840x2160", "-q", "100"],
                                   message: "file too large", someSaved: false, prefix: ["/usr/bin/prlimit", "--fsize=120000", "--"])
-    }
-
-    func runProgram(_ argv: [String]) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
     }
 
     func expectFullDiskHandled(_ dir: TemporaryDirectory, output: String, arguments: [String], message: String,

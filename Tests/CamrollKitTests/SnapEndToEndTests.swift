@@ -83,6 +83,34 @@ import Testing
         #expect((summary["latency_us"] as? [String: Any])?["p99"] != nil)
     }
 
+    /// On a terminal (a pty from script(1)): one line redrawn in place, at most ten times a second.
+    @Test func onATerminalProgressIsOneLiveLine() throws {
+        let dir = try TemporaryDirectory()
+        let command = [CamrollBinary.path, "-d", "pattern", "-r", "320x240", "-n", "5000", "-o", dir.file("{seq}.jpg"),
+                       "--db", dir.file("c.sqlite3")].joined(separator: " ")
+        let begin = Date()
+        let result = try CamrollBinary.runProgram(["/usr/bin/script", "-qfec", command, "/dev/null"])
+        let seconds = Date().timeIntervalSince(begin)
+        #expect(result.status == 0)
+        let redraws = result.stdout.components(separatedBy: "\r\u{1B}[2Ksaving ").count - 1
+        #expect(redraws >= 1, "\(result.stdout)")
+        #expect(Double(redraws) <= seconds * 10 + 2, "\(redraws) redraws in \(seconds) s")
+        #expect(result.stdout.contains("saves/s") && result.stdout.contains("ETA"))
+        #expect(result.stdout.contains("saved 5000/5000 files"))
+    }
+
+    @Test func withoutATerminalProgressIsAPlainLineAtMostOnceASecond() throws {
+        let dir = try TemporaryDirectory()
+        let begin = Date()
+        let result = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "20000", "-o", dir.file("{seq}.jpg"),
+                                            "--db", dir.file("c.sqlite3")])
+        let seconds = Date().timeIntervalSince(begin)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(!result.stderr.contains("\r"))
+        #expect(lines.allSatisfy { $0.hasPrefix("saving ") })
+        #expect(Double(lines.count) <= seconds + 1, "\(lines.count) lines in \(seconds) s")
+    }
+
     @Test func quietPrintsNothing() throws {
         let dir = try TemporaryDirectory()
         let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--quiet", "-o", dir.file("{seq}.jpg"), "--db", dir.file("c.sqlite3")])

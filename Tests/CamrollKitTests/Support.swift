@@ -46,8 +46,11 @@ struct CamrollBinary {
     }
 
     static func process(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) -> Process {
+        programProcess(prefix + [path] + arguments, environment: environment)
+    }
+
+    static func programProcess(_ command: [String], environment: [String: String] = [:]) -> Process {
         let process = Process()
-        let command = prefix + [path] + arguments
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
@@ -59,7 +62,12 @@ struct CamrollBinary {
 
     @discardableResult
     static func run(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) throws -> Result {
-        let process = process(arguments, environment: environment, prefix: prefix)
+        try runProgram(prefix + [path] + arguments, environment: environment)
+    }
+
+    /// Runs any program (script(1), prlimit, …) and collects what it printed.
+    static func runProgram(_ command: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = programProcess(command, environment: environment)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -98,10 +98,11 @@ enum Help {
           -d, --device <dev>      /dev/videoN, N, a /dev/v4l/by-id name, 'pattern' (the built-in
                                   test pattern) or file:PATH (an existing JPEG, saved as it is).
                                   Default: the first camera.
-          -r, --resolution <WxH>  Frame size. Default for the pattern: 1280x720.
-          -f, --format <fmt>      auto, mjpeg, yuyv or a fourcc. (default: auto)
-          --fps <rate>            Frame rate to ask the camera for.
-          --skip <n>              Warm-up frames to drop after the stream starts.
+          -r, --resolution <WxH>  Frame size. (default: a camera's largest; the pattern's 1280x720)
+          -f, --format <fmt>      auto (MJPEG, else YUYV, else converted), mjpeg, yuyv or a
+                                  fourcc such as NV12. (default: auto)
+          --fps <rate>            Frame rate to ask the camera for. (default: its highest)
+          --skip <n>              Warm-up frames dropped while exposure settles. (default: 5)
           --frames <k>            Distinct frames to take, each saved N times. (default: 1)
           --interval <duration>   Pause between frames, e.g. 500ms, 2s.
           --timeout <duration>    Longest wait for a frame. (default: 5s)

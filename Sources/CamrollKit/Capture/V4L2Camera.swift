@@ -74,8 +74,25 @@ public final class V4L2Camera: FrameSource {
     }
 
     public func nextFrame() throws -> Frame {
+        // After a pause (--interval), the queued buffers hold frames from its start: a frame
+        // taken now must show now.
+        if monotonicMicroseconds() - lastDequeue > Self.staleAfterMicroseconds { discardQueuedFrames() }
         while true {
             if let frame = try dequeue(keep: true) { return frame }
+        }
+    }
+
+    static let staleAfterMicroseconds = 200_000
+    private var lastDequeue = Int.max / 2
+
+    /// Hands every buffer the driver has already filled straight back, without waiting.
+    private func discardQueuedFrames() {
+        while true {
+            var buffer = v4l2_buffer()
+            buffer.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
+            buffer.memory = CV4L2_MEMORY_MMAP
+            guard (try? device.ioctl(CV4L2_VIDIOC_DQBUF, "VIDIOC_DQBUF", &buffer)) != nil else { return }
+            guard (try? queue(buffer.index)) != nil else { return }
         }
     }
 
@@ -226,6 +243,7 @@ public final class V4L2Camera: FrameSource {
             throw streamError(error)
         }
         let capturedAt = Date()
+        lastDequeue = monotonicMicroseconds()
         defer { try? queue(buffer.index) }
         let used = Int(buffer.bytesused)
         guard buffer.flags & CV4L2_BUF_FLAG_ERROR == 0, used > 0, Int(buffer.index) < buffers.count else {

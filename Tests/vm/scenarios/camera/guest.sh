@@ -22,3 +22,5 @@ v4l2-ctl -d /dev/video0 -C brightness >"$OUT/brightness-after.txt" 2>&1
 mkdir -p /dev/v4l/by-id && ln -s ../../video0 /dev/v4l/by-id/platform-vivid-video-index0
 step devices-byid camroll devices
 step snap-byid camroll snap -d platform-vivid-video-index0 -r 320x180 -o "$OUT/byid/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+# Frames taken after a pause are fresh, not the ones queued when it began.
+step interval camroll snap -d 0 -r 640x480 --frames 3 --interval 1s -o "$OUT/interval/{seq}.jpg" --db "$OUT/interval.sqlite3"

@@ -167,14 +167,17 @@ struct CatalogCommands {
         let watcher = SignalWatcher(cancellation: cancellation)
         defer { withExtendedLifetime(watcher) {} }
         let selection: Verifier.Selection = runID.map { .run($0) } ?? (paths.isEmpty ? .all : .paths(paths))
-        let live = !global.quiet && !global.json && !global.noProgress && console.stderrIsTerminal
-        var lastDraw = 0
+        // Progress as snap shows it: a live line on a terminal (10/s), else a line a second.
+        let showProgress = !global.quiet && !global.json && !global.noProgress
+        let live = showProgress && console.stderrIsTerminal
+        var lastDraw = monotonicMicroseconds()
         let verifier = Verifier(catalog: catalog, cancellation: cancellation) { done, total, bytes in
-            guard live else { return }
+            guard showProgress else { return }
             let now = monotonicMicroseconds()
-            guard now - lastDraw >= 100_000 || done == total else { return }
+            guard now - lastDraw >= (live ? 100_000 : 1_000_000) else { return }
             lastDraw = now
-            console.err("\r\u{1B}[2Kverifying \(done)/\(total)  \(Units.bytes(bytes))")
+            let line = "verifying \(done)/\(total)  \(Units.bytes(bytes))"
+            console.err(live ? "\r\u{1B}[2K" + line : line + "\n")
         }
         let report = try verifier.verify(selection, repair: repair)
         if live { console.err("\r\u{1B}[2K") }

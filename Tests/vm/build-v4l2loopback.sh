@@ -11,13 +11,17 @@ out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 work="$here/cache/v4l2loopback-src"
 headers="/usr/src/linux-headers-$release"
+install_headers() {
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "linux-headers-$release" >/dev/null
+}
 if [ ! -d "$headers" ]; then
     echo "vm: installing linux-headers-$release"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "linux-headers-$release" >/dev/null
+    install_headers || { apt-get update -qq && install_headers; }
 fi
 rm -rf "$work"
 mkdir -p "$work"
-(cd "$work" && apt-get download v4l2loopback-dkms >/dev/null 2>&1)
+(cd "$work" && { apt-get download v4l2loopback-dkms >/dev/null 2>&1 ||
+    { apt-get update -qq && apt-get download v4l2loopback-dkms >/dev/null 2>&1; }; })
 dpkg-deb -x "$work"/v4l2loopback-dkms_*.deb "$work/pkg"
 src=$(echo "$work"/pkg/usr/src/v4l2loopback-*)
 echo "vm: building $(basename "$src") for $release"

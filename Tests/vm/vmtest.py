@@ -42,11 +42,14 @@ def run(command, **kwargs):
 
 def kernel_package():
     """The versioned image package linux-image-amd64 depends on (linux-image-6.1.0-57-amd64)."""
-    out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True).stdout
-    match = re.search(r"Depends: (linux-image-[0-9][^\s]*-amd64)", out)
-    if not match:
-        sys.exit("vm: cannot find the kernel package linux-image-amd64 depends on (apt-get update?)")
-    return match.group(1)
+    for attempt in range(2):
+        out = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True).stdout
+        match = re.search(r"Depends: (linux-image-[0-9][^\s]*-amd64)", out)
+        if match:
+            return match.group(1)
+        if attempt == 0:  # no package lists yet on this machine
+            subprocess.run(["apt-get", "update", "-qq"], check=False)
+    sys.exit("vm: cannot find the kernel package linux-image-amd64 depends on")
 
 
 def fetch_kernel():

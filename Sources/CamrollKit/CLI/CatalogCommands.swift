@@ -75,6 +75,9 @@ struct CatalogCommands {
             throw CamrollError(.noInput, "no catalog at \(path)", hint: "Take photos with 'camroll snap' first, or name one with --db PATH.")
         }
         let catalog = try Catalog(path: path)
+        if let runID, try catalog.userErrors({ try catalog.database.prepare("SELECT 1 FROM runs WHERE id = ?").bind(.int(runID)).stepInt() }) == nil {
+            throw CamrollError(.noInput, "no run \(runID) in \(catalog.path)", hint: "'camroll list' shows the runs.")
+        }
         switch command {
         case "list": return try catalog.userErrors { try list(catalog) }
         case "show": return try catalog.userErrors { try show(catalog) }

@@ -134,9 +134,8 @@ public struct SnapOptions: Sendable {
     }
 
     func validate() throws {
-        guard count.multipliedReportingOverflow(by: frames).partialValue <= Self.maxCount,
-              !count.multipliedReportingOverflow(by: frames).overflow
-        else {
+        let (total, overflow) = count.multipliedReportingOverflow(by: frames)
+        guard !overflow, total <= Self.maxCount else {
             throw CamrollError.usage("--count × --frames must be at most \(Self.maxCount)")
         }
         if device == .pattern {

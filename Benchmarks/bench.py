@@ -39,7 +39,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", default=os.path.join(ROOT, "Benchmarks", "out"))
     parser.add_argument("--count", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
 
     subprocess.run(["swift", "build", "-c", "release", "--package-path", ROOT], check=True,

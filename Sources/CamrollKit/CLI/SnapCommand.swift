@@ -46,8 +46,13 @@ struct SnapCommand {
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp,
                 template: template))
         let (summary, failure) = try saver.run(command: commandText())
-        if let camera = source as? V4L2Camera, camera.droppedFrames > 0, !options.global.quiet {
-            console.warning("\(camera.droppedFrames) broken frame(s) from \(camera.deviceName) were dropped")
+        if let camera = source as? V4L2Camera, !options.global.quiet {
+            if camera.droppedFrames > 0 {
+                console.warning("\(camera.droppedFrames) broken frame(s) from \(camera.deviceName) were dropped")
+            }
+            if camera.lostBuffers > 0 {
+                console.warning("\(camera.deviceName) refused \(camera.lostBuffers) buffer(s) back; streaming went on with fewer")
+            }
         }
         if let failure {
             console.error(failure.message, hint: failure.hint)

@@ -92,7 +92,7 @@ public final class V4L2Camera: FrameSource {
             buffer.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
             buffer.memory = CV4L2_MEMORY_MMAP
             guard (try? device.ioctl(CV4L2_VIDIOC_DQBUF, "VIDIOC_DQBUF", &buffer)) != nil else { return }
-            guard (try? queue(buffer.index)) != nil else { return }
+            requeue(buffer.index)
         }
     }
 
@@ -244,7 +244,7 @@ public final class V4L2Camera: FrameSource {
         }
         let capturedAt = Date()
         lastDequeue = monotonicMicroseconds()
-        defer { try? queue(buffer.index) }
+        defer { requeue(buffer.index) }
         let used = Int(buffer.bytesused)
         guard buffer.flags & CV4L2_BUF_FLAG_ERROR == 0, used > 0, Int(buffer.index) < buffers.count else {
             try countDrop("the driver flagged a frame as broken")
@@ -276,6 +276,16 @@ public final class V4L2Camera: FrameSource {
     }
 
     private var consecutiveBadFrames = 0
+    /// Buffers the driver would not take back (a failed QBUF): streaming goes on with fewer.
+    public private(set) var lostBuffers = 0
+
+    private func requeue(_ index: UInt32) {
+        do {
+            try queue(index)
+        } catch {
+            lostBuffers += 1
+        }
+    }
 
     func countDrop(_ reason: String) throws {
         droppedFrames += 1
@@ -287,6 +297,9 @@ public final class V4L2Camera: FrameSource {
 
     /// poll(2) in slices, so Ctrl-C is noticed while waiting; the whole wait is `--timeout`.
     private func waitForFrame() throws {
+        guard lostBuffers < buffers.count else {
+            throw CamrollError(.ioError, "\(deviceName) took none of its buffers back (VIDIOC_QBUF failed \(lostBuffers) times)")
+        }
         let deadline = monotonicMicroseconds() + timeoutMicroseconds
         while true {
             if cancellation?.isCancelled == true { throw CancelledWhileWaiting() }

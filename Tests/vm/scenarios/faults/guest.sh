@@ -41,6 +41,15 @@ v4l2-ctl -d /dev/video0 -c inject_vidioc_reqbufs_error=1
 step reqbufs camroll snap -d 0 -r 320x180 -o "$OUT/reqbufs/{seq}.jpg" --db "$db"
 step after camroll snap -d 0 -r 320x180 -o "$OUT/after/{seq}.jpg" --db "$db"
 
+# A failed QBUF in the middle of a run: one buffer fewer, the run goes on.
+camroll snap -d 0 -r 320x180 --skip 0 --frames 10 --interval 100ms -o "$OUT/qbuf/{seq}.jpg" --db "$db" \
+    >"$OUT/qbuf.out" 2>"$OUT/qbuf.err" &
+run=$!
+for _ in $(seq 1 100); do [ "$(ls "$OUT/qbuf" 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.1; done
+v4l2-ctl -d /dev/video0 -c inject_vidioc_qbuf_error=1
+wait $run
+echo $? >"$OUT/qbuf.rc"
+
 # A fatal streaming error in the middle of a run.
 camroll snap -d 0 -r 320x180 --frames 1000 --interval 100ms -o "$OUT/fatal/{seq}.jpg" --db "$OUT/fatal.sqlite3" \
     >"$OUT/fatal.out" 2>"$OUT/fatal.err" &

@@ -111,6 +111,18 @@ import Testing
         #expect(Double(lines.count) <= seconds + 1, "\(lines.count) lines in \(seconds) s")
     }
 
+    @Test func fsyncIsRecordedPerSave() throws {
+        let dir = try TemporaryDirectory()
+        for (flag, synced) in [([String](), 0), (["--fsync"], 1)] {
+            let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3", "--quiet", "-o",
+                                                dir.file("s\(synced)/{seq}.jpg"), "--db", dir.file("c.sqlite3")] + flag)
+            #expect(result.status == 0)
+        }
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.rows("SELECT synced, count(*) FROM saves GROUP BY synced", columns: 2) == [["0", "3"], ["1", "3"]])
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE synced = 1 AND path LIKE '%/s1/%'") == 3)
+    }
+
     @Test func quietPrintsNothing() throws {
         let dir = try TemporaryDirectory()
         let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--quiet", "-o", dir.file("{seq}.jpg"), "--db", dir.file("c.sqlite3")])

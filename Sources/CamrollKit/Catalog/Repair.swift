@@ -59,7 +59,7 @@ public struct Repair {
     private func repair(_ run: Run, into result: inout Result) throws {
         guard let template = try? OutputTemplate(run.template) else { return }
         let pattern = try NSRegularExpression(pattern: template.pathPattern(run: run.id))
-        let temporaryPattern = try NSRegularExpression(pattern: "^\\.(.+)\\.camroll-\(run.pid)\\.tmp$")
+        let temporaryPattern = try NSRegularExpression(pattern: AtomicFileWriter.temporaryNamePattern(pid: run.pid))
         let captures = try catalog.userErrors { try self.captures(of: run.id) }
         let recorded = try catalog.userErrors { try self.recordedPaths(of: run.id) }
 

@@ -16,11 +16,16 @@ public final class AtomicFileWriter {
     private var preparedDirectory: String?
     private var preparedDirectoryFD: Int32 = -1
 
-    /// The suffix of temporary files, so that a crash's leftovers can be recognised.
-    public static let temporarySuffix = ".tmp"
     private static let pid = getpid()
+
+    /// `.NAME.camroll-PID.tmp`: hidden, and saying which process left it.
     public static func temporaryName(for name: Substring) -> String {
-        ".\(name).camroll-\(pid)\(temporarySuffix)"
+        ".\(name).camroll-\(pid).tmp"
+    }
+
+    /// Matches the temporary files process `pid` writes (for `verify --repair`).
+    public static func temporaryNamePattern(pid: Int32) -> String {
+        "^\\..+\\.camroll-\(pid)\\.tmp$"
     }
 
     public init(overwrite: Bool, sync: Bool) {
@@ -46,9 +51,13 @@ public final class AtomicFileWriter {
         var named = false
         defer { if !named { unlink(temporary) } }
         do {
-            defer { close(fd) }
+            var closed = false
+            defer { if !closed { close(fd) } }
             try writeAll(fd: fd, pieces: pieces, path: path)
             if sync, fsync(fd) != 0 { throw Self.userError(SystemError("fsync", path: path), path: path) }
+            closed = true
+            // Network file systems may report a failed write only here.
+            if close(fd) != 0 { throw Self.userError(SystemError("close", path: path), path: path) }
         }
         try rename(temporary, to: path)
         named = true

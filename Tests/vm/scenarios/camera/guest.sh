@@ -24,3 +24,5 @@ step devices-byid camroll devices
 step snap-byid camroll snap -d platform-vivid-video-index0 -r 320x180 -o "$OUT/byid/{seq}.jpg" --db "$OUT/catalog.sqlite3"
 # Frames taken after a pause are fresh, not the ones queued when it began.
 step interval camroll snap -d 0 -r 640x480 --frames 3 --interval 1s -o "$OUT/interval/{seq}.jpg" --db "$OUT/interval.sqlite3"
+# A size vivid does not have: the driver picks another, camroll says so and saves what it got.
+step odd-size camroll snap -d 0 -r 1000x700 -o "$OUT/odd/{seq}.jpg" --db "$OUT/catalog.sqlite3"

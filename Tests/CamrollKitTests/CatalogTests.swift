@@ -29,6 +29,23 @@ import Testing
         #expect(try again.database.scalarInt("PRAGMA user_version") == Catalog.schemaVersion)
     }
 
+    /// Three cameras, one new catalog, started together: each creates or joins it, none fails.
+    @Test(arguments: 1...5)
+    func processesCreatingOneCatalogAtOnceTakeTurns(attempt: Int) throws {
+        let dir = try TemporaryDirectory()
+        let processes = (1...3).map { index in
+            CamrollBinary.process(["-d", "pattern", "-r", "64x48", "-n", "10", "--quiet", "-o", dir.file("p\(index)/{seq}.jpg"),
+                                   "--db", dir.file("c.sqlite3")])
+        }
+        for process in processes { try process.run() }
+        for process in processes { process.waitUntilExit() }
+        #expect(processes.map(\.terminationStatus) == [0, 0, 0])
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM runs WHERE status = 'completed'") == 3)
+        #expect(try catalog.int("SELECT count(*) FROM saves") == 30)
+        #expect(try catalog.int("PRAGMA user_version") == Catalog.schemaVersion)
+    }
+
     @Test func aNewerSchemaIsRefused() throws {
         let dir = try TemporaryDirectory()
         let database = try Database(path: dir.file("c.sqlite3"))

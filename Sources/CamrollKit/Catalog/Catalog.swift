@@ -26,11 +26,7 @@ public final class Catalog {
             database = try Database(path: self.path)
             database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             try database.execute("PRAGMA foreign_keys=ON")
-            let mode = try database.scalarText("PRAGMA journal_mode=WAL")
-            if mode?.lowercased() != "wal" {
-                // Some file systems (network mounts) cannot do WAL; the catalog still works.
-                try database.execute("PRAGMA journal_mode=DELETE")
-            }
+            try enableWAL(busyTimeoutMilliseconds: Int(busyTimeoutMilliseconds))
             try database.execute("PRAGMA synchronous=NORMAL")
             try migrate()
         } catch let error as DatabaseError {
@@ -40,19 +36,42 @@ public final class Catalog {
 
     public static let schemaVersion = Migrations.steps.count
 
-    private func migrate() throws {
-        let current = try database.scalarInt("PRAGMA user_version") ?? 0
-        guard current <= Self.schemaVersion else {
-            throw CamrollError(
-                .dataError,
-                "catalog \(path) has schema version \(current); this camroll knows up to \(Self.schemaVersion)",
-                hint: "Use a newer camroll, or choose another catalog with --db.")
-        }
-        for version in current..<Self.schemaVersion {
-            try database.transaction {
-                try database.execute(Migrations.steps[version])
-                try database.execute("PRAGMA user_version=\(version + 1)")
+    /// Switching a new database to WAL takes an exclusive lock, which SQLite's busy handler does
+    /// not wait for: two camrolls creating one catalog at once must take turns here.
+    private func enableWAL(busyTimeoutMilliseconds: Int) throws {
+        let deadline = monotonicMicroseconds() + busyTimeoutMilliseconds * 1000
+        while true {
+            do {
+                let mode = try database.scalarText("PRAGMA journal_mode=WAL")
+                if mode?.lowercased() != "wal" {
+                    // Some file systems (network mounts) cannot do WAL; the catalog still works.
+                    try database.execute("PRAGMA journal_mode=DELETE")
+                }
+                return
+            } catch let error as DatabaseError where error.primaryCode == SQLITE_BUSY && monotonicMicroseconds() < deadline {
+                usleep(10_000)
             }
+        }
+    }
+
+    /// Brings the schema up to date one step at a time. Each step reads the version inside its
+    /// own write transaction, so two processes opening a new catalog at once do not both migrate.
+    private func migrate() throws {
+        while true {
+            let done: Bool = try database.transaction {
+                let current = try database.scalarInt("PRAGMA user_version") ?? 0
+                guard current <= Self.schemaVersion else {
+                    throw CamrollError(
+                        .dataError,
+                        "catalog \(path) has schema version \(current); this camroll knows up to \(Self.schemaVersion)",
+                        hint: "Use a newer camroll, or choose another catalog with --db.")
+                }
+                guard current < Self.schemaVersion else { return true }
+                try database.execute(Migrations.steps[current])
+                try database.execute("PRAGMA user_version=\(current + 1)")
+                return false
+            }
+            if done { return }
         }
     }
 

@@ -119,7 +119,7 @@ public final class AtomicFileWriter {
         case EEXIST:
             return CamrollError(
                 .cannotCreate, "\(path) already exists",
-                hint: "Use --overwrite to replace it, or a -o template with {seq}, {uuid} or {time}.")
+                hint: "Use --overwrite to replace it, or a -o template that names each photo apart, e.g. with {uuid} or {ms}.")
         case ENOSPC:
             return CamrollError(.ioError, "no space left on device while saving \(path)")
         case EDQUOT:

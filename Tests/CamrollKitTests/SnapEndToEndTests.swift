@@ -34,6 +34,23 @@ import Testing
         #expect(try catalog.text("PRAGMA integrity_check") == "ok")
     }
 
+    /// The catalog's digests in `xxhsum -H2 -c` form check the files without camroll.
+    @Test func xxhsumChecksTheFilesFromTheCatalogAlone() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "20", "--stamp", "--quiet",
+                                       "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")]).status == 0)
+        let rows = try CatalogReader(dir.file("c.sqlite3")).rows("SELECT xxh128, path FROM saves", columns: 2)
+        let sums = rows.map { "\($0[0] ?? "")  \($0[1] ?? "")\n" }.joined()
+        try Data(sums.utf8).write(to: URL(fileURLWithPath: dir.file("sums.xxh128")))
+        let good = try CamrollBinary.runProgram(["/usr/bin/xxhsum", "-H2", "-c", dir.file("sums.xxh128")])
+        #expect(good.status == 0 && good.stdout.components(separatedBy: ": OK").count - 1 == 20, "\(good.stdout)\(good.stderr)")
+        var bytes = try fileBytes(dir.file("out/07.jpg"))
+        bytes[bytes.count - 10] ^= 0x40
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.file("out/07.jpg")))
+        let bad = try CamrollBinary.runProgram(["/usr/bin/xxhsum", "-H2", "-c", dir.file("sums.xxh128")])
+        #expect(bad.status != 0 && bad.stdout.contains("07.jpg: FAILED"))
+    }
+
     @Test func framesAndStampMakeDistinctFilesThatDecodeAlike() throws {
         let dir = try TemporaryDirectory()
         let result = try CamrollBinary.run([

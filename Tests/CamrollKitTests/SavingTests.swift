@@ -51,6 +51,32 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("a/b")) == ["photo.jpg"])
     }
 
+    @Test func defaultNamingKeepsTheOldFileAndNumbersTheNewOne() throws {
+        let dir = try TemporaryDirectory()
+        let writer = AtomicFileWriter(existing: .keepAndNumber, sync: false)
+        var saved: [String] = []
+        for byte in [UInt8(1), 2, 3] {
+            try [byte].withUnsafeBytes { saved.append(try writer.write([$0], to: dir.file("IMG_1.jpg"))) }
+        }
+        #expect(saved == [dir.file("IMG_1.jpg"), dir.file("IMG_1-2.jpg"), dir.file("IMG_1-3.jpg")])
+        #expect(try saved.map { try fileBytes($0) } == [[1], [2], [3]])
+        #expect(AtomicFileWriter.numbered("/d/noext", 2) == "/d/noext-2")
+        #expect(AtomicFileWriter.numbered("/d.x/name", 4) == "/d.x/name-4")
+    }
+
+    @Test func pathPatternsFindNumberedFilesAndTheirSeq() throws {
+        let template = try OutputTemplate("/d/{date}/shot_{seq}.jpg")
+        let regex = try NSRegularExpression(pattern: template.pathPattern(run: 3))
+        for (path, seq) in [("/d/20261202/shot_0007.jpg", "0007"), ("/d/20261202/shot_0007-2.jpg", "0007")] {
+            let match = try #require(regex.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)))
+            #expect((path as NSString).substring(with: match.range(at: 1)) == seq)
+        }
+        for path in ["/d/20261202/shot_0007.png", "/d/x/shot_1.jpg", "/d/20261202/other_1.jpg"] {
+            #expect(regex.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)) == nil, "\(path)")
+        }
+        #expect(template.fixedDirectory == "/d" && template.depthBelowFixedDirectory == 1)
+    }
+
     @Test func overwritingWriterReplacesAtomically() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("photo.jpg")

@@ -156,6 +156,34 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.file("data/camroll/catalog.sqlite3")))
     }
 
+    /// Two shots in one second share `{date}_{time}`: the default naming keeps the first and
+    /// numbers the second, as a phone does. (The names the next seconds would get are taken
+    /// beforehand, so the clash happens whenever the run starts.)
+    @Test func defaultNamingNeverFailsOnASecondShotInTheSameSecond() throws {
+        let dir = try TemporaryDirectory()
+        let pictures = dir.file("pics/camroll")
+        try FileManager.default.createDirectory(atPath: pictures, withIntermediateDirectories: true)
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyyMMdd_HHmmss"
+        let now = Date()
+        for second in 0..<5 {
+            let name = formatter.string(from: now.addingTimeInterval(Double(second))) + "_1.jpg"
+            try Data("earlier shot".utf8).write(to: URL(fileURLWithPath: pictures + "/" + name))
+        }
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48"],
+            environment: ["XDG_PICTURES_DIR": dir.file("pics"), "XDG_DATA_HOME": dir.file("data")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: pictures)
+        let numbered = names.filter { $0.hasSuffix("_1-2.jpg") }
+        #expect(numbered.count == 1 && names.count == 6, "\(names)")
+        let catalog = try CatalogReader(dir.file("data/camroll/catalog.sqlite3"))
+        #expect(try catalog.text("SELECT path FROM saves") == pictures + "/" + (numbered.first ?? ""))
+        for name in names where !name.hasSuffix("-2.jpg") {
+            #expect(try String(contentsOfFile: pictures + "/" + name, encoding: .utf8) == "earlier shot")
+        }
+    }
+
     @Test func helpAndVersion() throws {
         for arguments in [["--help"], ["-h"], ["help"]] {
             let result = try CamrollBinary.run(arguments)

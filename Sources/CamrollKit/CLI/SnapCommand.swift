@@ -39,7 +39,9 @@ struct SnapCommand {
 
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
-            writer: AtomicFileWriter(overwrite: options.overwrite, sync: options.fsync),
+            writer: AtomicFileWriter(
+                existing: options.overwrite ? .replace : options.output == nil ? .keepAndNumber : .refuse,
+                sync: options.fsync),
             catalog: catalog, reporter: reporter(console), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,

@@ -11,8 +11,20 @@ import Synchronization
 /// ~0.3 ms a file, several times the rest of a save; `verify --repair` removes leftover
 /// temporary files instead, which the naming makes unambiguous.)
 public final class AtomicFileWriter {
-    public let overwrite: Bool
+    /// What to do when the final name is taken.
+    public enum ExistingFile: Sendable {
+        /// Stop with "already exists" (exit 73): an explicit `-o` said exactly where.
+        case refuse
+        /// `--overwrite`.
+        case replace
+        /// The default naming, as a phone's camera does: keep the old file and save as
+        /// `NAME-2.jpg`, `NAME-3.jpg`, … (two shots in one second share `{date}_{time}`).
+        case keepAndNumber
+    }
+
+    public let existing: ExistingFile
     public let sync: Bool
+    public var overwrite: Bool { existing == .replace }
     private var preparedDirectory: String?
     private var preparedDirectoryFD: Int32 = -1
 
@@ -28,17 +40,23 @@ public final class AtomicFileWriter {
         "^\\..+\\.camroll-\(pid)\\.tmp$"
     }
 
-    public init(overwrite: Bool, sync: Bool) {
-        self.overwrite = overwrite
+    public init(existing: ExistingFile, sync: Bool) {
+        self.existing = existing
         self.sync = sync
+    }
+
+    public convenience init(overwrite: Bool, sync: Bool) {
+        self.init(existing: overwrite ? .replace : .refuse, sync: sync)
     }
 
     deinit {
         if preparedDirectoryFD >= 0 { close(preparedDirectoryFD) }
     }
 
-    /// Writes `pieces`, one after another, as the file at absolute `path`.
-    public func write(_ pieces: [UnsafeRawBufferPointer], to path: String) throws {
+    /// Writes `pieces`, one after another, as the file at absolute `path`; returns the path it
+    /// was saved under (`path`, or a numbered one with `.keepAndNumber`).
+    @discardableResult
+    public func write(_ pieces: [UnsafeRawBufferPointer], to path: String) throws -> String {
         let slash = path.lastIndex(of: "/") ?? path.startIndex
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
         let name = path[path.index(after: slash)...]
@@ -59,12 +77,35 @@ public final class AtomicFileWriter {
             // Network file systems may report a failed write only here.
             if close(fd) != 0 { throw Self.userError(SystemError("close", path: path), path: path) }
         }
-        try rename(temporary, to: path)
+        let saved = try moveIntoPlace(temporary, path)
         named = true
-        try syncDirectory(path: path)
+        try syncDirectory(path: saved)
+        return saved
     }
 
-    private func rename(_ temporary: String, to path: String) throws {
+    private func moveIntoPlace(_ temporary: String, _ path: String) throws -> String {
+        var target = path
+        var number = 1
+        while true {
+            let code = rename(temporary, to: target)
+            if code == 0 { return target }
+            guard code == EEXIST, existing == .keepAndNumber, number < 1000 else {
+                throw Self.userError(SystemError("rename", path: target, errno: code), path: target)
+            }
+            number += 1
+            target = Self.numbered(path, number)
+        }
+    }
+
+    /// `/d/a_1.jpg`, 2 → `/d/a_1-2.jpg`.
+    static func numbered(_ path: String, _ number: Int) -> String {
+        let nameStart = path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex
+        guard let dot = path[nameStart...].lastIndex(of: "."), dot > nameStart else { return path + "-\(number)" }
+        return String(path[..<dot]) + "-\(number)" + String(path[dot...])
+    }
+
+    /// 0, or the errno of the failed rename.
+    private func rename(_ temporary: String, to path: String) -> Int32 {
         var status: Int32
         if overwrite {
             status = Glibc.rename(temporary, path)
@@ -76,7 +117,7 @@ public final class AtomicFileWriter {
                 if status == 0 { unlink(temporary) }
             }
         }
-        if status != 0 { throw Self.userError(SystemError("rename", path: path), path: path) }
+        return status == 0 ? 0 : errno
     }
 
     private func writeAll(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String) throws {

@@ -137,13 +137,13 @@ public final class BatchSaver {
             let savedAt = Date()
             let begin = monotonicMicroseconds()
             if state.previousSaveEnd == 0 { state.previousSaveEnd = begin }
-            try writer.write(pieces, to: path)
+            let saved = try writer.write(pieces, to: path)
             let end = monotonicMicroseconds()
             let size = jpeg.count + commentBytes.count
             let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
             try recorder.record(
                 Catalog.NewSave(
-                    captureID: captureID, seq: seq, path: path, bytes: size, xxh128: hash,
+                    captureID: captureID, seq: seq, path: saved, bytes: size, xxh128: hash,
                     savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync))
 
             state.latency.record(end - begin)
@@ -155,7 +155,7 @@ public final class BatchSaver {
             state.progress.savingMicroseconds += now - state.previousSaveEnd
             state.previousSaveEnd = now
             state.progress.elapsedMicroseconds = now - state.startedAt
-            state.lastPath = path
+            state.lastPath = saved
             reporter.update(state.progress)
         }
     }

@@ -103,8 +103,18 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
     public func pathPattern(run: Int) -> String {
         var pattern = "^"
         var seqCaptured = false
-        for piece in pieces {
+        // The default naming may have added "-2", "-3"… before the extension (see
+        // AtomicFileWriter.ExistingFile.keepAndNumber).
+        let numbered = "(?:-\\d+)?"
+        for (index, piece) in pieces.enumerated() {
             switch piece {
+            case .literal(let text) where index == pieces.count - 1:
+                if let dot = text.lastIndex(of: "."), !text[dot...].contains("/") {
+                    pattern += NSRegularExpression.escapedPattern(for: String(text[..<dot])) + numbered
+                        + NSRegularExpression.escapedPattern(for: String(text[dot...]))
+                } else {
+                    pattern += NSRegularExpression.escapedPattern(for: text) + numbered
+                }
             case .literal(let text): pattern += NSRegularExpression.escapedPattern(for: text)
             case .seq(let width):
                 let digits = width.map { "\\d{\($0),}" } ?? "\\d+"
@@ -119,6 +129,7 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             case .strftime(let code): pattern += code == "Y" ? "\\d{4}" : "\\d{2}"
             }
         }
+        if case .literal = pieces.last {} else { pattern += numbered }
         return pattern + "$"
     }
 

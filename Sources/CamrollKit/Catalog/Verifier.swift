@@ -60,6 +60,9 @@ public final class Verifier {
         let begin = monotonicMicroseconds()
         if repair { report.repair = try Repair(catalog: catalog).run(selection) }
         let rows = try catalog.userErrors { try self.rows(selection) }
+        // Pages still dirty from the saving cannot be dropped from the cache; written out first,
+        // every page can, and each file is then read from the device.
+        sync()
         var pathOfHash: [String: String] = [:]
         for row in rows { pathOfHash[row.hash] = row.path }
 

@@ -40,6 +40,7 @@ release: deps
 # The main job: a camera if there is one, the built-in test pattern if not; 5 saves into
 # ./demo, recorded in ./demo/catalog.sqlite3.
 demo: release
+	$(call ensure_packages,sqlite3)
 	@device=$$(ls /dev/video* >/dev/null 2>&1 && echo "" || echo "-d pattern"); \
 	.build/release/camroll snap $$device -n 5 --stamp -o '$(DEMO_DIR)/{date}_{time}_{seq}.jpg' --db '$(DEMO_DIR)/catalog.sqlite3'
 	@sqlite3 -header -column '$(DEMO_DIR)/catalog.sqlite3' \

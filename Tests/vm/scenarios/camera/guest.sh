@@ -1,6 +1,6 @@
 # camroll against vivid as a webcam: discovery, formats, check, controls, snap at two sizes and
 # with the default device.
-step() { name=$1; shift; "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"; echo $? >"$OUT/$name.rc"; }
+. /scenarios/common.sh
 
 step devices camroll devices
 step devices-json camroll devices --json

@@ -1,6 +1,6 @@
 # Device discovery among many node types (vivid's full set on its second instance: video
 # output, VBI, radio, SDR, metadata capture and output, touch), checked against v4l2-ctl.
-step() { name=$1; shift; "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"; echo $? >"$OUT/$name.rc"; }
+. /scenarios/common.sh
 ls /dev >"$OUT/dev.txt"
 for node in /dev/video*; do
     echo "== $node" >>"$OUT/nodes.txt"

@@ -1,5 +1,5 @@
 # What goes wrong with a real camera, made to go wrong with vivid's own controls.
-step() { name=$1; shift; "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"; echo $? >"$OUT/$name.rc"; }
+. /scenarios/common.sh
 db="$OUT/catalog.sqlite3"
 
 # Permission: the node as a distribution sets it up (root:video 0660), used by a user not in 'video'.
@@ -9,15 +9,12 @@ step perm-snap su alice -s /bin/sh -c "camroll snap -d 0 -o /tmp/alice/{seq}.jpg
 chmod 666 /dev/video0
 
 # Busy: a second camroll while the first streams.
-camroll snap -d 0 -r 320x180 --frames 100000 --interval 50ms -o "$OUT/first/{seq}.jpg" --db "$OUT/first.sqlite3" \
-    >"$OUT/first.out" 2>"$OUT/first.err" &
-first=$!
-echo $first >"$OUT/first.pid"
-for _ in $(seq 1 100); do [ -n "$(ls "$OUT/first" 2>/dev/null)" ] && break; sleep 0.1; done
+start first camroll snap -d 0 -r 320x180 --frames 100000 --interval 50ms -o "$OUT/first/{seq}.jpg" --db "$OUT/first.sqlite3"
+pid_of first >"$OUT/first.pid"
+wait_for_files "$OUT/first" 1
 step busy camroll snap -d 0 -r 320x180 -o "$OUT/second/{seq}.jpg" --db "$db"
-kill -INT $first
-wait $first
-echo $? >"$OUT/first.rc"
+kill -INT "$(pid_of first)"
+finish first
 
 # Dropped buffers: half of them; the run still gets its frames.
 v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=50
@@ -26,12 +23,10 @@ step drops camroll snap -d 0 -r 320x180 --skip 0 --frames 10 -o "$OUT/drops/{seq
 v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=100
 step timeout camroll snap -d 0 -r 320x180 --timeout 2s -o "$OUT/timeout/{seq}.jpg" --db "$db"
 # Ctrl-C while waiting for a frame that does not come.
-camroll snap -d 0 -r 320x180 --timeout 60s -o "$OUT/waiting/{seq}.jpg" --db "$db" >"$OUT/waiting.out" 2>"$OUT/waiting.err" &
-waiting=$!
+start waiting camroll snap -d 0 -r 320x180 --timeout 60s -o "$OUT/waiting/{seq}.jpg" --db "$db"
 sleep 3
-kill -INT $waiting
-wait $waiting
-echo $? >"$OUT/waiting.rc"
+kill -INT "$(pid_of waiting)"
+finish waiting
 v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0
 
 # Injected errors.
@@ -42,19 +37,13 @@ step reqbufs camroll snap -d 0 -r 320x180 -o "$OUT/reqbufs/{seq}.jpg" --db "$db"
 step after camroll snap -d 0 -r 320x180 -o "$OUT/after/{seq}.jpg" --db "$db"
 
 # A failed QBUF in the middle of a run: one buffer fewer, the run goes on.
-camroll snap -d 0 -r 320x180 --skip 0 --frames 10 --interval 100ms -o "$OUT/qbuf/{seq}.jpg" --db "$db" \
-    >"$OUT/qbuf.out" 2>"$OUT/qbuf.err" &
-run=$!
-for _ in $(seq 1 100); do [ "$(ls "$OUT/qbuf" 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.1; done
+start qbuf camroll snap -d 0 -r 320x180 --skip 0 --frames 10 --interval 100ms -o "$OUT/qbuf/{seq}.jpg" --db "$db"
+wait_for_files "$OUT/qbuf" 2
 v4l2-ctl -d /dev/video0 -c inject_vidioc_qbuf_error=1
-wait $run
-echo $? >"$OUT/qbuf.rc"
+finish qbuf
 
 # A fatal streaming error in the middle of a run.
-camroll snap -d 0 -r 320x180 --frames 1000 --interval 100ms -o "$OUT/fatal/{seq}.jpg" --db "$OUT/fatal.sqlite3" \
-    >"$OUT/fatal.out" 2>"$OUT/fatal.err" &
-run=$!
-for _ in $(seq 1 100); do [ "$(ls "$OUT/fatal" 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.1; done
+start fatal camroll snap -d 0 -r 320x180 --frames 1000 --interval 100ms -o "$OUT/fatal/{seq}.jpg" --db "$OUT/fatal.sqlite3"
+wait_for_files "$OUT/fatal" 3
 v4l2-ctl -d /dev/video0 -c inject_fatal_streaming_error=1
-wait $run
-echo $? >"$OUT/fatal.rc"
+finish fatal

@@ -170,20 +170,14 @@ struct CatalogCommands {
         let watcher = SignalWatcher(cancellation: cancellation)
         defer { withExtendedLifetime(watcher) {} }
         let selection: Verifier.Selection = runID.map { .run($0) } ?? (paths.isEmpty ? .all : .paths(paths))
-        // Progress as snap shows it: a live line on a terminal (10/s), else a line a second.
+        // Progress as snap shows it: a live line on a terminal, else a plain line a second.
         let showProgress = !global.quiet && !global.json && !global.noProgress
-        let live = showProgress && console.stderrIsTerminal
-        var lastDraw = monotonicMicroseconds()
+        let line = showProgress ? ProgressLine(console: console, live: console.stderrIsTerminal) : nil
         let verifier = Verifier(catalog: catalog, cancellation: cancellation) { done, total, bytes in
-            guard showProgress else { return }
-            let now = monotonicMicroseconds()
-            guard now - lastDraw >= (live ? 100_000 : 1_000_000) else { return }
-            lastDraw = now
-            let line = "verifying \(done)/\(total)  \(Units.bytes(bytes))"
-            console.err(live ? "\r\u{1B}[2K" + line : line + "\n")
+            line?.show { "verifying \(done)/\(total)  \(Units.bytes(bytes))" }
         }
         let report = try verifier.verify(selection, repair: repair)
-        if live { console.err("\r\u{1B}[2K") }
+        line?.clear()
         let seconds = Double(report.elapsedMicroseconds) / 1e6
         let rate = seconds > 0 ? Double(report.bytesRead) / 1e6 / seconds : 0
         if global.json {

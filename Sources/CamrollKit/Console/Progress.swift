@@ -88,32 +88,62 @@ func summaryText(_ summary: RunSummary) -> String {
     return lines.joined(separator: "\n") + "\n"
 }
 
-/// A line on stderr redrawn in place, at most ten times a second.
+/// One status line on stderr, shown as the output allows: redrawn in place on a terminal (at most
+/// ten times a second), else a plain line at most once a second. The text is only built when it
+/// will be shown: `update` runs after every save.
+final class ProgressLine {
+    private let console: Console
+    let live: Bool
+    private var lastShown: Int
+    private var shown = false
+
+    init(console: Console, live: Bool) {
+        self.console = console
+        self.live = live
+        // A plain line first appears after a second: short runs print only their summary.
+        self.lastShown = live ? 0 : monotonicMicroseconds()
+    }
+
+    func show(force: Bool = false, _ text: () -> String) {
+        let now = monotonicMicroseconds()
+        guard force || now - lastShown >= (live ? 100_000 : 1_000_000) else { return }
+        lastShown = now
+        shown = true
+        console.err(live ? "\r\u{1B}[2K" + text() : text() + "\n")
+    }
+
+    /// Removes a live line before the summary is printed.
+    func clear() {
+        if live && shown { console.err("\r\u{1B}[2K") }
+    }
+}
+
+/// On a terminal: k/N, %, saves/s, MB/s and ETA in a live line, then the summary.
 public final class TerminalProgress: ProgressReporter {
     private let console: Console
-    private var lastDraw = 0
-    private var drawn = false
+    private let line: ProgressLine
 
-    public init(console: Console) { self.console = console }
+    public init(console: Console) {
+        self.console = console
+        self.line = ProgressLine(console: console, live: true)
+    }
 
     public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
 
     public func update(_ progress: SaveProgress) {
-        let now = monotonicMicroseconds()
-        guard now - lastDraw >= 100_000 || progress.done == progress.total else { return }
-        lastDraw = now
-        let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 1
-        let remaining = progress.savesPerSecond > 0 ? Double(progress.total - progress.done) / progress.savesPerSecond : .nan
-        let line = String(
-            format: "saving %d/%d  %5.1f%%  %.0f saves/s  %.1f MB/s  ETA ",
-            progress.done, progress.total, fraction * 100, progress.savesPerSecond,
-            progress.megabytesPerSecond) + Units.clock(seconds: remaining)
-        console.err("\r\u{1B}[2K" + line)
-        drawn = true
+        line.show(force: progress.done == progress.total) {
+            let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 1
+            let remaining = progress.savesPerSecond > 0
+                ? Double(progress.total - progress.done) / progress.savesPerSecond : .nan
+            return String(
+                format: "saving %d/%d  %5.1f%%  %.0f saves/s  %.1f MB/s  ETA ",
+                progress.done, progress.total, fraction * 100, progress.savesPerSecond,
+                progress.megabytesPerSecond) + Units.clock(seconds: remaining)
+        }
     }
 
     public func finished(_ summary: RunSummary) {
-        if drawn { console.err("\r\u{1B}[2K") }
+        line.clear()
         console.out(summaryText(summary))
     }
 }
@@ -121,24 +151,20 @@ public final class TerminalProgress: ProgressReporter {
 /// For logs and pipes: a plain line at most once a second, then the summary.
 public final class PlainProgress: ProgressReporter {
     private let console: Console
-    private let showProgress: Bool
-    private var lastLine = monotonicMicroseconds()
+    private let line: ProgressLine?
 
     public init(console: Console, showProgress: Bool) {
         self.console = console
-        self.showProgress = showProgress
+        self.line = showProgress ? ProgressLine(console: console, live: false) : nil
     }
 
     public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
 
     public func update(_ progress: SaveProgress) {
-        guard showProgress else { return }
-        let now = monotonicMicroseconds()
-        guard now - lastLine >= 1_000_000 else { return }
-        lastLine = now
-        console.err(
-            String(format: "saving %d/%d (%.1f saves/s, %.1f MB/s)\n", progress.done, progress.total,
-                   progress.savesPerSecond, progress.megabytesPerSecond))
+        line?.show {
+            String(format: "saving %d/%d (%.1f saves/s, %.1f MB/s)", progress.done, progress.total,
+                   progress.savesPerSecond, progress.megabytesPerSecond)
+        }
     }
 
     public func finished(_ summary: RunSummary) { console.out(summaryText(summary)) }

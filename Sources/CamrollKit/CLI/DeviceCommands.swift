@@ -104,10 +104,7 @@ struct DeviceCommands {
     }
 
     private func listFormats() throws -> ExitCode {
-        let path = try chosenDevice()
-        try requireAccess(path)
-        let device = try V4L2Device(path: path)
-        _ = try device.capabilities()
+        let (path, device) = try openChosenDevice()
         let formats = device.formats().filter { !$0.emulated }
         if global.json {
             let objects: [[String: Any]] = formats.map { format in
@@ -136,10 +133,7 @@ struct DeviceCommands {
     }
 
     private func listControls() throws -> ExitCode {
-        let path = try chosenDevice()
-        try requireAccess(path)
-        let device = try V4L2Device(path: path)
-        _ = try device.capabilities()
+        let (path, device) = try openChosenDevice()
         let controls = CameraControls(device: device)
         let list = controls.list()
         if global.json {
@@ -215,8 +209,12 @@ struct DeviceCommands {
         }
     }
 
-    private func requireAccess(_ path: String) throws {
+    /// The -d device (or the first camera), checked for access and opened as V4L2.
+    private func openChosenDevice() throws -> (String, V4L2Device) {
+        let path = try chosenDevice()
         let finding = AccessCheck.examine(path: path)
         if !finding.ok { throw CamrollError(finding.exitCode, finding.message, hint: finding.hint) }
+        return (path, try V4L2Device(path: path))  // opening checks that it is V4L2
+
     }
 }

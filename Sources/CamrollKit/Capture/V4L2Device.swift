@@ -23,7 +23,6 @@ public final class V4L2Device {
 
         public var canCapture: Bool { deviceCaps & CV4L2_CAP_VIDEO_CAPTURE != 0 }
         public var canStream: Bool { deviceCaps & CV4L2_CAP_STREAMING != 0 }
-        public var isMetadataOnly: Bool { !canCapture && deviceCaps & CV4L2_CAP_META_CAPTURE != 0 }
     }
 
     /// Opens `path` read-write, non-blocking (frames are waited for with poll and a timeout).

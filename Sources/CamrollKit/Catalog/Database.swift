@@ -144,7 +144,6 @@ public final class Statement {
 
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     public func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
-    public func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     public func text(_ column: Int32) -> String? {
         sqlite3_column_text(handle, column).map { String(cString: $0) }

@@ -1,5 +1,5 @@
 /// Save latencies in fixed memory, whatever the count: log-linear buckets (each power of two
-/// split into 32), so percentiles are within ~1.6% of the true value, and exact min/max/mean.
+/// split into 32), so percentiles are within ~1.6% of the true value, and exact min and max.
 public struct LatencyHistogram: Sendable {
     private static let subBuckets = 32
     private static let subBucketBits = 5
@@ -48,5 +48,4 @@ public struct LatencyHistogram: Sendable {
         return maximum
     }
 
-    public var mean: Double { count == 0 ? 0 : Double(sum) / Double(count) }
 }

@@ -2,7 +2,8 @@
 #define CAMROLL_CLINUX_SHIM_H
 /*
  * Linux-specific file-system calls that Glibc's Swift overlay does not expose without
- * _GNU_SOURCE: renameat2(RENAME_NOREPLACE), a rename that refuses to replace a file.
+ * _GNU_SOURCE (renameat2 with RENAME_NOREPLACE, a rename that refuses to replace a file), and
+ * fcntl's open-file-description locks, which Swift cannot reach through variadic fcntl().
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -14,5 +15,22 @@
 static inline int clinux_renameat2_noreplace(int olddirfd, const char *oldpath, int newdirfd,
                                               const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+/*
+ * An open-file-description lock on one byte: held by whoever holds the open file, in any PID
+ * namespace, and released by the kernel when the holder's last descriptor closes (exit, crash,
+ * SIGKILL). 0 when taken, else -1 with errno (EAGAIN: someone else holds it).
+ */
+static inline int clinux_ofd_lock_byte(int fd, long long offset) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1, .l_pid = 0 };
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
+/* 1 when another open file description holds a lock on the byte, 0 when none does, -1 on error. */
+static inline int clinux_ofd_byte_is_locked(int fd, long long offset) {
+    struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1, .l_pid = 0 };
+    if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
+    return lock.l_type != F_UNLCK;
 }
 #endif

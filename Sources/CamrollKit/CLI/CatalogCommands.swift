@@ -166,9 +166,7 @@ struct CatalogCommands {
     // MARK: verify
 
     private func verify(_ catalog: Catalog) throws -> ExitCode {
-        let cancellation = Cancellation()
-        let watcher = SignalWatcher(cancellation: cancellation)
-        defer { withExtendedLifetime(watcher) {} }
+        let cancellation = SignalWatcher.beginCancellable()
         let selection: Verifier.Selection = runID.map { .run($0) } ?? (paths.isEmpty ? .all : .paths(paths))
         // Progress as snap shows it: a live line on a terminal, else a plain line a second.
         let showProgress = !global.quiet && !global.json && !global.noProgress

@@ -9,9 +9,7 @@ struct SnapCommand {
 
     func run() throws -> ExitCode {
         // First, so that a Ctrl-C while the camera or the catalog opens is a cancellation too.
-        let cancellation = Cancellation()
-        let watcher = SignalWatcher(cancellation: cancellation)
-        defer { withExtendedLifetime(watcher) {} }
+        let cancellation = SignalWatcher.beginCancellable()
 
         let console = Console(colorMode: options.global.color, environment: environment)
         let templateText = options.output ?? OutputTemplate.defaultText(environment: environment)

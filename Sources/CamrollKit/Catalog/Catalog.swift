@@ -1,11 +1,16 @@
 import CSQLite
 import Foundation
+import Glibc
 
 /// The SQLite catalog: a row per run, per captured frame, per saved file.
 public final class Catalog {
     public let database: Database
     public let path: String
+    public let readOnly: Bool
     private var insertSave: Statement?
+    private var markReplaced: Statement?
+    /// Opened with the first run this connection begins.
+    private var runLock: RunLock?
 
     public enum RunStatus: String, Sendable {
         case running, completed, cancelled, failed
@@ -18,10 +23,20 @@ public final class Catalog {
         return base + "/camroll/catalog.sqlite3"
     }
 
-    /// Opens or creates the catalog, brings its schema up to date, turns on WAL.
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    /// Opens or creates the catalog, brings its schema up to date, turns on WAL. With
+    /// `readOnly`, opens an existing catalog for reading only, without changing anything, so
+    /// that one on read-only media or owned by someone else can still be listed and verified.
+    public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = AbsolutePath.resolve(path)
+        self.readOnly = readOnly
         do {
+            if readOnly {
+                database = try Self.openForReading(self.path)
+                database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+                try checkVersion(try database.scalarInt("PRAGMA user_version") ?? 0)
+                return
+            }
+            try Self.refuseDirectory(self.path)
             try Self.createParentDirectory(of: self.path)
             database = try Database(path: self.path)
             database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
@@ -31,6 +46,75 @@ public final class Catalog {
             try migrate()
         } catch let error as DatabaseError {
             throw Self.userError(error, path: self.path)
+        }
+    }
+
+    /// `mode=ro` first; where that cannot work because the WAL index (`-shm`) can be neither
+    /// found nor created (read-only media), `immutable=1`, which reads the main file as it is.
+    /// A catalog is checkpointed whenever a writer finishes with it, so the main file is whole.
+    private static func openForReading(_ path: String) throws -> Database {
+        let uri = "file:" + percentEncoded(path)
+        let database = try Database(uri: uri + "?mode=ro")
+        do {
+            _ = try database.scalarInt("PRAGMA schema_version")
+            return database
+        } catch let error as DatabaseError where error.primaryCode == SQLITE_CANTOPEN || error.primaryCode == SQLITE_READONLY {
+            let immutable = try Database(uri: uri + "?mode=ro&immutable=1")
+            _ = try immutable.scalarInt("PRAGMA schema_version")
+            return immutable
+        }
+    }
+
+    private static func percentEncoded(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x21, 0x7F...:
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            default:
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return out
+    }
+
+    private static func refuseDirectory(_ path: String) throws {
+        var status = stat()
+        if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+            throw CamrollError(
+                .cannotCreate, "catalog \(path) is a directory",
+                hint: "Name a file with --db, e.g. --db \(path)/catalog.sqlite3.")
+        }
+    }
+
+    private func checkVersion(_ current: Int) throws {
+        guard current <= Self.schemaVersion else {
+            throw CamrollError(
+                .dataError,
+                "catalog \(path) has schema version \(current); this camroll knows up to \(Self.schemaVersion)",
+                hint: "Use a newer camroll, or choose another catalog with --db.")
+        }
+        guard current > 0 else {
+            throw CamrollError(.dataError, "\(path) is not a camroll catalog (it has no camroll tables)",
+                               hint: "Choose another catalog with --db PATH.")
+        }
+    }
+
+    /// Copies what the WAL holds into the main file and empties the WAL, so that the catalog
+    /// file alone is complete (copied, backed up, or read from read-only media). Best effort: a
+    /// reader in another process may hold the WAL, and then its next writer does this.
+    public func checkpoint() {
+        guard !readOnly else { return }
+        _ = try? database.scalarInt("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Throws when the catalog file was deleted or replaced while open: rows would then go to
+    /// a file that nobody can open any more.
+    func checkStillInPlace() throws {
+        var moved: Int32 = 0
+        let status = sqlite3_file_control(database.handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+        if status == SQLITE_OK && moved != 0 {
+            throw CamrollError(.ioError, "catalog \(path) was deleted or moved while camroll was writing to it")
         }
     }
 
@@ -60,12 +144,7 @@ public final class Catalog {
         while true {
             let done: Bool = try database.transaction {
                 let current = try database.scalarInt("PRAGMA user_version") ?? 0
-                guard current <= Self.schemaVersion else {
-                    throw CamrollError(
-                        .dataError,
-                        "catalog \(path) has schema version \(current); this camroll knows up to \(Self.schemaVersion)",
-                        hint: "Use a newer camroll, or choose another catalog with --db.")
-                }
+                if current > Self.schemaVersion { try checkVersion(current) }
                 guard current < Self.schemaVersion else { return true }
                 try database.execute(Migrations.steps[current])
                 try database.execute("PRAGMA user_version=\(current + 1)")
@@ -133,21 +212,28 @@ public final class Catalog {
         public var outputTemplate: String
     }
 
-    /// Inserts the run as `running` and commits, before anything is saved.
+    /// Inserts the run as `running`, takes its lock (`RunLock`) and commits, before anything is
+    /// saved: whoever sees the row can also see that its writer is alive.
     public func beginRun(_ run: NewRun) throws -> Int {
-        try userErrors {
-            try database.prepare(
-                """
-                INSERT INTO runs(uuid, started_at, command, device, requested_count, status,
-                                 output_template, requested_frames, pid)
-                VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)
-                """
-            ).bind(
-                .text(run.uuid), .text(Timestamp.iso8601(run.startedAt)), .text(run.command),
-                .text(run.device), .int(run.requestedCount), .text(run.outputTemplate),
-                .int(run.requestedFrames), .int(Int(getpid()))
-            ).run()
-            return database.lastInsertRowID
+        let lock = try runLock ?? RunLock(catalog: path)
+        runLock = lock
+        return try userErrors {
+            try database.transaction {
+                try database.prepare(
+                    """
+                    INSERT INTO runs(uuid, started_at, command, device, requested_count, status,
+                                     output_template, requested_frames, pid)
+                    VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)
+                    """
+                ).bind(
+                    .text(run.uuid), .text(Timestamp.iso8601(run.startedAt)), .text(run.command),
+                    .text(run.device), .int(run.requestedCount), .text(run.outputTemplate),
+                    .int(run.requestedFrames), .int(Int(getpid()))
+                ).run()
+                let id = database.lastInsertRowID
+                try lock.hold(run: id)
+                return id
+            }
         }
     }
 
@@ -202,8 +288,15 @@ public final class Catalog {
         public var synced: Bool
     }
 
-    /// Inserts a `saved` row. The caller decides when to commit (see `SaveRecorder`).
+    /// Inserts a `saved` row. Any earlier row for the same path no longer describes the file
+    /// there (it was replaced with `--overwrite`, or deleted by hand and saved again): it is
+    /// marked `replaced` in the same transaction, so that deleting its run cannot remove this
+    /// file. The caller decides when to commit (see `SaveRecorder`).
     public func recordSave(_ save: NewSave) throws {
+        let replace = try markReplaced ?? database.prepare(
+            "UPDATE saves SET status = 'replaced' WHERE path = ? AND status IN ('saved', 'missing', 'corrupt')")
+        markReplaced = replace
+        try replace.bind(.text(save.path)).run()
         let statement = try insertSave ?? database.prepare(
             """
             INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status)
@@ -215,5 +308,11 @@ public final class Catalog {
             .text(save.xxh128), .text(Timestamp.iso8601(save.savedAt)),
             .int(save.durationMicroseconds), .int(save.synced ? 1 : 0)
         ).run()
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

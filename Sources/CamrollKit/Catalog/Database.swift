@@ -32,6 +32,20 @@ public final class Database {
         sqlite3_extended_result_codes(handle, 1)
     }
 
+    /// Opens an SQLite URI (`file:PATH?mode=ro…`), read-only.
+    public init(uri: String) throws {
+        var connection: OpaquePointer?
+        let status = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(connection)
+            throw DatabaseError(code: status, message: message, sql: nil)
+        }
+        handle = connection
+        self.path = uri
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
     deinit { sqlite3_close_v2(handle) }
 
     /// Waits this long for another process's lock before failing with SQLITE_BUSY.

@@ -49,6 +49,34 @@ enum Migrations {
         );
         CREATE INDEX saves_capture ON saves(capture_id);
         CREATE INDEX saves_path ON saves(path);
+        """,
+        // 2: two more save states. `replaced`: a later save took the path (its file is that
+        // save's now). `deleting`: `delete` is removing the file; repair finishes the job after an
+        // interruption. SQLite cannot change a CHECK in place: the table is rebuilt, same columns.
         """
+        CREATE TABLE saves_v2(
+            id INTEGER PRIMARY KEY,
+            capture_id INTEGER NOT NULL REFERENCES captures(id),
+            seq INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            xxh128 TEXT NOT NULL,
+            saved_at TEXT NOT NULL,
+            duration_us INTEGER NOT NULL,
+            synced INTEGER NOT NULL,
+            status TEXT NOT NULL
+                CHECK (status IN ('saved','deleted','missing','corrupt','replaced','deleting'))
+        );
+        INSERT INTO saves_v2 SELECT id, capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status FROM saves;
+        DROP TABLE saves;
+        ALTER TABLE saves_v2 RENAME TO saves;
+        CREATE INDEX saves_capture ON saves(capture_id);
+        CREATE INDEX saves_path ON saves(path);
+        -- Older saves of a path that a later save took over.
+        UPDATE saves SET status = 'replaced'
+            WHERE status IN ('saved','missing','corrupt')
+              AND EXISTS (SELECT 1 FROM saves later WHERE later.path = saves.path AND later.id > saves.id
+                                                      AND later.status != 'deleted');
+        """,
     ]
 }

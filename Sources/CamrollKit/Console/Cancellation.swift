@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 
@@ -21,31 +21,84 @@ public final class Cancellation: Sendable {
     }
 }
 
-/// Routes SIGINT and SIGTERM to a `Cancellation`. The first one asks the work to stop after the
-/// current step; a second one removes any named temporary file and exits at once (130 or 143).
-public final class SignalWatcher {
-    private var sources: [DispatchSourceSignal] = []
-    private let queue = DispatchQueue(label: "camroll.signals")
+/// SIGINT and SIGTERM for the whole process, from its first instruction to its exit.
+///
+/// `start()` runs first thing in `main`: it blocks both signals, so every thread started later
+/// inherits the block and a signal can never be delivered to a thread that ignores it; then one
+/// thread takes them with `sigwaitinfo`. A signal that arrives before that thread runs stays
+/// pending and is taken as soon as it does: none is lost, however early.
+///
+/// What a signal does depends on what the process is doing:
+/// - outside a cancellable stretch (parsing, listing): exit at once, 130 or 143, as the default
+///   action would;
+/// - inside one (`beginCancellable`): the first signal sets `cancellation`, and the work stops
+///   after its current step; a second one runs the stretch's `onSecondSignal` (which must put
+///   the catalog in order without waiting for the work) and exits.
+public enum SignalWatcher {
+    public static let cancellation = Cancellation()
 
-    public init(cancellation: Cancellation, onFirstSignal: @escaping @Sendable (Int32) -> Void = { _ in }) {
-        for number in [SIGINT, SIGTERM] {
-            // Ignore the default action so the dispatch source, not the kernel, handles it.
-            Glibc.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [source] in
-                // Signals that arrive close together are coalesced into one event.
-                if cancellation.isCancelled || source.data > 1 {
-                    PendingTemporaryFile.removeAndExit(status: 128 + number)
-                }
-                cancellation.cancel(signal: number)
-                onFirstSignal(number)
-            }
-            source.resume()
-            sources.append(source)
+    private struct Stretch {
+        var onSecondSignal: (@Sendable (Int32) -> Void)?
+    }
+
+    private static let stretch = Mutex<Stretch?>(nil)
+    private static let started = Atomic<Bool>(false)
+    static let handled: [Int32] = [SIGINT, SIGTERM]
+
+    /// Blocks the handled signals and starts the thread that takes them. Call before any other
+    /// thread exists; later calls do nothing.
+    public static func start() {
+        guard started.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        var set = signalSet()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        let thread = Thread { takeSignals() }
+        thread.name = "camroll.signals"
+        thread.start()
+    }
+
+    /// From now on the first signal cancels instead of exiting. `onSecondSignal` runs on the
+    /// signal thread, before the exit that follows it.
+    public static func beginCancellable(onSecondSignal: (@Sendable (Int32) -> Void)? = nil) -> Cancellation {
+        stretch.withLock { $0 = Stretch(onSecondSignal: onSecondSignal) }
+        return cancellation
+    }
+
+    /// Replaces what a second signal does (the saver knows what to close only once it runs).
+    public static func setSecondSignalAction(_ action: (@Sendable (Int32) -> Void)?) {
+        stretch.withLock { current in
+            if current != nil { current?.onSecondSignal = action }
         }
     }
 
-    deinit {
-        for source in sources { source.cancel() }
+    static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
+
+    private static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in handled { sigaddset(&set, number) }
+        return set
+    }
+
+    private static func takeSignals() -> Never {
+        var set = signalSet()
+        while true {
+            let number = sigwaitinfo(&set, nil)
+            if number < 0 { continue }  // EINTR
+            handle(number)
+        }
+    }
+
+    private static func handle(_ number: Int32) {
+        // The lock is held while the second signal's action runs, so that the work cannot
+        // leave its stretch (and, say, print a summary) halfway through it.
+        stretch.withLock { current in
+            guard let current else { _exit(exitStatus(for: number)) }
+            if !cancellation.isCancelled {
+                cancellation.cancel(signal: number)
+                return
+            }
+            current.onSecondSignal?(number)
+            _exit(exitStatus(for: number))
+        }
     }
 }

@@ -3,9 +3,14 @@ import Glibc
 import Synchronization
 
 /// Writes files so that a final name only ever holds a complete file: the bytes go to a
-/// temporary name in the target directory (`.NAME.camroll-PID.tmp`), which is then renamed into
-/// place. Without `--overwrite` the rename is `RENAME_NOREPLACE`, so an existing file is never
-/// replaced and there is no check-then-write race.
+/// temporary name in the target directory, which is then renamed into place. Without
+/// `--overwrite` the rename is `RENAME_NOREPLACE`, so an existing file is never replaced and
+/// there is no check-then-write race.
+///
+/// The temporary file is created relative to the directory's descriptor with
+/// O_CREAT|O_EXCL|O_NOFOLLOW under a name with 48 random bits in it: whoever else can write the
+/// directory can neither guess the name nor plant a symbolic link there that the write would
+/// follow (camroll may run as root in a directory a user can write).
 ///
 /// (O_TMPFILE + linkat would leave nothing at all behind after SIGKILL, but on ext4 it costs
 /// ~0.3 ms a file, several times the rest of a save; `verify --repair` removes leftover
@@ -25,19 +30,30 @@ public final class AtomicFileWriter {
     public let existing: ExistingFile
     public let sync: Bool
     public var overwrite: Bool { existing == .replace }
+    /// Lets a second signal stop the writer between any two steps (see `WriteGate`).
+    public let gate = WriteGate()
     private var preparedDirectory: String?
-    private var preparedDirectoryFD: Int32 = -1
+    private var directoryFD: Int32 = -1
 
     private static let pid = getpid()
+    /// What a temporary name adds to the final one: `.` in front, `.camroll-PID-RANDOM.tmp` after.
+    private static let temporarySuffixBytes = 1 + ".camroll-\(Int32.max)-".utf8.count + 12 + ".tmp".utf8.count
 
-    /// `.NAME.camroll-PID.tmp`: hidden, and saying which process left it.
+    /// `.NAME.camroll-PID-RANDOM.tmp`: hidden, saying which process left it, unpredictable, and
+    /// within NAME_MAX (255 bytes) whatever the final name's length (its end is cut off).
     public static func temporaryName(for name: Substring) -> String {
-        ".\(name).camroll-\(pid).tmp"
+        let room = Int(NAME_MAX) - temporarySuffixBytes
+        var kept = Substring(name)
+        while kept.utf8.count > room { kept = kept.dropLast() }
+        let random = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
+        let padded = String(repeating: "0", count: 12 - random.count) + random
+        return ".\(kept).camroll-\(pid)-\(padded).tmp"
     }
 
-    /// Matches the temporary files process `pid` writes (for `verify --repair`).
+    /// Matches the temporary files process `pid` writes (for `verify --repair`), also the
+    /// `.NAME.camroll-PID.tmp` names of earlier versions.
     public static func temporaryNamePattern(pid: Int32) -> String {
-        "^\\..+\\.camroll-\(pid)\\.tmp$"
+        "^\\..+\\.camroll-\(pid)(-[0-9a-f]{12})?\\.tmp$"
     }
 
     public init(existing: ExistingFile, sync: Bool) {
@@ -50,24 +66,36 @@ public final class AtomicFileWriter {
     }
 
     deinit {
-        if preparedDirectoryFD >= 0 { close(preparedDirectoryFD) }
+        if directoryFD >= 0 { close(directoryFD) }
     }
 
     /// Writes `pieces`, one after another, as the file at absolute `path`; returns the path it
-    /// was saved under (`path`, or a numbered one with `.keepAndNumber`).
+    /// was saved under (`path`, or a numbered one with `.keepAndNumber`). `whenNamed` runs right
+    /// after the rename, inside the gate: a second signal sees the file and whatever `whenNamed`
+    /// recorded of it together, or neither.
     @discardableResult
-    public func write(_ pieces: [UnsafeRawBufferPointer], to path: String) throws -> String {
+    public func write(
+        _ pieces: [UnsafeRawBufferPointer], to path: String, whenNamed: (String) throws -> Void = { _ in }
+    ) throws -> String {
         let slash = path.lastIndex(of: "/") ?? path.startIndex
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
         let name = path[path.index(after: slash)...]
         try prepare(directory: directory)
+        let directoryFD = self.directoryFD
 
-        let temporary = directory + "/" + Self.temporaryName(for: name)
-        let fd = PendingTemporaryFile.create(temporary)
-        defer { PendingTemporaryFile.clear() }
-        if fd < 0 { throw Self.userError(SystemError("open", path: temporary), path: path) }
+        var temporary = Self.temporaryName(for: name)
+        var fd: Int32 = -1
+        for _ in 0..<3 {
+            fd = try gate.create(directoryFD: directoryFD, name: temporary)
+            if fd >= 0 || errno != EEXIST { break }
+            temporary = Self.temporaryName(for: name)  // someone else's file: never opened, never followed
+        }
+        if fd < 0 { throw Self.userError(SystemError("open", path: directory + "/" + temporary), path: path) }
         var named = false
-        defer { if !named { unlink(temporary) } }
+        defer {
+            if !named { unlinkat(directoryFD, temporary, 0) }
+            gate.clear()
+        }
         do {
             var closed = false
             defer { if !closed { close(fd) } }
@@ -77,23 +105,31 @@ public final class AtomicFileWriter {
             // Network file systems may report a failed write only here.
             if close(fd) != 0 { throw Self.userError(SystemError("close", path: path), path: path) }
         }
-        let saved = try moveIntoPlace(temporary, path)
-        named = true
-        try syncDirectory(path: saved)
-        return saved
+        return try gate.commit {
+            let saved = try moveIntoPlace(temporary, directory: directory, name: String(name))
+            named = true
+            // The file is under its final name now: it is recorded even if the directory's
+            // fsync fails, and the run then ends with that error.
+            var syncFailure: Error?
+            do { try syncDirectory(path: saved) } catch { syncFailure = error }
+            try whenNamed(saved)
+            if let syncFailure { throw syncFailure }
+            return saved
+        }
     }
 
-    private func moveIntoPlace(_ temporary: String, _ path: String) throws -> String {
-        var target = path
+    private func moveIntoPlace(_ temporary: String, directory: String, name: String) throws -> String {
+        var target = name
         var number = 1
         while true {
             let code = rename(temporary, to: target)
-            if code == 0 { return target }
+            let path = directory == "/" ? "/" + target : directory + "/" + target
+            if code == 0 { return path }
             guard code == EEXIST, existing == .keepAndNumber, number < 1000 else {
-                throw Self.userError(SystemError("rename", path: target, errno: code), path: target)
+                throw Self.userError(SystemError("rename", path: path, errno: code), path: path)
             }
             number += 1
-            target = Self.numbered(path, number)
+            target = Self.numbered(name, number)
         }
     }
 
@@ -104,17 +140,17 @@ public final class AtomicFileWriter {
         return String(path[..<dot]) + "-\(number)" + String(path[dot...])
     }
 
-    /// 0, or the errno of the failed rename.
-    private func rename(_ temporary: String, to path: String) -> Int32 {
+    /// 0, or the errno of the failed rename. Both names are in the prepared directory.
+    private func rename(_ temporary: String, to name: String) -> Int32 {
         var status: Int32
         if overwrite {
-            status = Glibc.rename(temporary, path)
+            status = renameat(directoryFD, temporary, directoryFD, name)
         } else {
-            status = clinux_renameat2_noreplace(AT_FDCWD, temporary, AT_FDCWD, path)
+            status = clinux_renameat2_noreplace(directoryFD, temporary, directoryFD, name)
             if status != 0 && errno == EINVAL {
                 // This file system has no RENAME_NOREPLACE; link() refuses an existing name too.
-                status = link(temporary, path)
-                if status == 0 { unlink(temporary) }
+                status = linkat(directoryFD, temporary, directoryFD, name, 0)
+                if status == 0 { unlinkat(directoryFD, temporary, 0) }
             }
         }
         return status == 0 ? 0 : errno
@@ -142,15 +178,18 @@ public final class AtomicFileWriter {
         if access(directory, W_OK) != 0 {
             throw CamrollError(.cannotCreate, "cannot write to directory \(directory): \(SystemError("access").reason)")
         }
-        if preparedDirectoryFD >= 0 { close(preparedDirectoryFD) }
-        preparedDirectoryFD = sync ? open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+        if directoryFD >= 0 { close(directoryFD) }
+        directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD < 0 {
+            throw CamrollError(.cannotCreate, "cannot open directory \(directory): \(SystemError("open").reason)")
+        }
         preparedDirectory = directory
     }
 
     /// With `--fsync`, a file counts as saved only once its directory entry is on disk too.
     private func syncDirectory(path: String) throws {
-        guard sync, preparedDirectoryFD >= 0 else { return }
-        if fsync(preparedDirectoryFD) != 0 {
+        guard sync else { return }
+        if fsync(directoryFD) != 0 {
             throw Self.userError(SystemError("fsync", path: preparedDirectory), path: path)
         }
     }
@@ -173,27 +212,56 @@ public final class AtomicFileWriter {
     }
 }
 
-/// The named temporary file being written, if any, so that a second Ctrl-C, which exits at
-/// once, can remove it first.
-public enum PendingTemporaryFile {
-    private static let path = Mutex<String?>(nil)
+/// The temporary file being written, and whether the writer may go on, under one lock: a second
+/// signal (`stop`) removes the file being written and forbids any further rename, while the
+/// writer renames and records under the same lock. So once `stop` returns, every file under a
+/// final name has been handed to `whenNamed`, and no other will appear.
+public final class WriteGate: Sendable {
+    private struct State {
+        var directoryFD: Int32 = -1
+        var temporary: String?
+        var stopped = false
+    }
 
-    /// Creates the file and records its name under one lock, so that `removeAndExit` either
-    /// sees the file or runs before it can be created: nothing is left behind either way.
-    static func create(_ temporary: String) -> Int32 {
-        path.withLock { current in
-            current = temporary
-            return retryingOnInterrupt { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Thrown to the writer once stopped; nobody sees it, the process exits first.
+    struct Stopped: Error {}
+
+    /// Creates the temporary file and records its name under the lock: `stop` either sees the
+    /// file or runs before it can be created. -1 with errno on failure.
+    func create(directoryFD: Int32, name: String) throws -> Int32 {
+        try state.withLock { state in
+            if state.stopped { throw Stopped() }
+            let fd = retryingOnInterrupt {
+                openat(directoryFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            }
+            if fd >= 0 {
+                state.directoryFD = directoryFD
+                state.temporary = name
+            }
+            return fd
         }
     }
 
-    static func clear() { path.withLock { $0 = nil } }
+    func commit<T>(_ body: () throws -> T) throws -> T {
+        try state.withLock { state in
+            if state.stopped { throw Stopped() }
+            defer { state.temporary = nil }
+            return try body()
+        }
+    }
 
-    /// The second signal's way out: remove the file being written, exit holding the lock.
-    public static func removeAndExit(status: Int32) -> Never {
-        path.withLock { current in
-            if let current { unlink(current) }
-            _exit(status)
+    func clear() { state.withLock { $0.temporary = nil } }
+
+    /// The second signal's way out: remove the file being written, allow no further rename.
+    public func stop() {
+        state.withLock { state in
+            if let temporary = state.temporary { unlinkat(state.directoryFD, temporary, 0) }
+            state.temporary = nil
+            state.stopped = true
         }
     }
 }

@@ -48,6 +48,17 @@ public final class BatchSaver {
             uuid: runUUID, startedAt: Date(), command: command, device: source.deviceName,
             requestedCount: plan.totalSaves, requestedFrames: plan.frames, outputTemplate: plan.template.text)
         let runID = try recorder.perform { try $0.beginRun(run) }
+        // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
+        // the rows of every file already renamed into place are committed and the run closed.
+        SignalWatcher.setSecondSignalAction { [gate = writer.gate, recorder] _ in
+            gate.stop()
+            try? recorder.flush()
+            try? recorder.performRegardless {
+                try $0.finishRun(runID, status: .cancelled, error: "stopped at once by a second signal")
+                $0.checkpoint()
+            }
+        }
+        defer { SignalWatcher.setSecondSignalAction(nil) }
         reporter.started(
             runID: runID, runUUID: runUUID, device: source.deviceName, total: plan.totalSaves,
             template: plan.template.text)
@@ -66,7 +77,21 @@ public final class BatchSaver {
         do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
         let status: Catalog.RunStatus =
             failure != nil ? .failed : cancellation.isCancelled && state.progress.done < plan.totalSaves ? .cancelled : .completed
-        try recorder.perform { try $0.finishRun(runID, status: status, error: failure?.message) }
+        do {
+            try recorder.performRegardless {
+                try $0.finishRun(runID, status: status, error: failure?.message)
+                $0.checkpoint()
+            }
+        } catch {
+            failure = failure ?? Self.userError(error)
+        }
+        let unrecorded = recorder.unrecordedCount
+        if unrecorded > 0, let reason = failure {
+            // The run stays `running` in the catalog; once this process is gone, repair closes it.
+            failure = CamrollError(
+                reason.exitCode, reason.message + "; \(unrecorded) saved file(s) have no catalog row",
+                hint: "Run 'camroll verify --repair --db \(catalogPath)' once the catalog can be written: it records them.")
+        }
         let summary = RunSummary(
             runID: runID, runUUID: runUUID, status: status, progress: state.progress,
             latency: state.latency, error: failure?.message, catalogPath: catalogPath, lastPath: state.lastPath)
@@ -111,6 +136,8 @@ public final class BatchSaver {
             try image.bytes.withUnsafeBytes { jpeg in
                 for copy in 1...plan.count {
                     if cancellation.isCancelled { return }
+                    // A catalog that cannot take rows stops the saving at once.
+                    try recorder.checkHealthy()
                     let seq = (frameIndex - 1) * plan.count + copy
                     let path = plan.template.render(
                         .init(seq: seq, seqWidth: seqWidth, run: runID, frame: frameIndex,
@@ -137,14 +164,16 @@ public final class BatchSaver {
             let savedAt = Date()
             let begin = monotonicMicroseconds()
             if state.previousSaveEnd == 0 { state.previousSaveEnd = begin }
-            let saved = try writer.write(pieces, to: path)
-            let end = monotonicMicroseconds()
             let size = jpeg.count + commentBytes.count
             let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
-            try recorder.record(
-                Catalog.NewSave(
-                    captureID: captureID, seq: seq, path: saved, bytes: size, xxh128: hash,
-                    savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync))
+            var end = 0
+            let saved = try writer.write(pieces, to: path) { saved in
+                end = monotonicMicroseconds()
+                recorder.record(
+                    Catalog.NewSave(
+                        captureID: captureID, seq: seq, path: saved, bytes: size, xxh128: hash,
+                        savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync))
+            }
 
             state.latency.record(end - begin)
             state.progress.done += 1

@@ -5,6 +5,10 @@ import Foundation
 /// files instead of adding to it. Save rows are queued and committed in one transaction at most
 /// `commitInterval` later; `flush()` commits everything queued, and every other use of the
 /// catalog goes through `perform`, on the same queue, so the connection has one user at a time.
+///
+/// When a commit fails (catalog disk full, locked too long, deleted), its rows are kept, not
+/// dropped: `failure` tells the saver to stop at once, a last `flush()` tries them once more,
+/// and `unrecordedCount` says how many files are left without a row for `verify --repair`.
 final class SaveRecorder: @unchecked Sendable {
     private let catalog: Catalog
     private let queue = DispatchQueue(label: "camroll.catalog")
@@ -12,6 +16,7 @@ final class SaveRecorder: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`:
     private var pending: [Catalog.NewSave] = []
+    private var unrecorded: [Catalog.NewSave] = []
     private var drainScheduled = false
     private var failure: Error?
 
@@ -26,10 +31,24 @@ final class SaveRecorder: @unchecked Sendable {
         return try queue.sync { try body(catalog) }
     }
 
-    /// Queues a `saved` row. Throws the error of an earlier commit, if one failed.
-    func record(_ save: Catalog.NewSave) throws {
-        let schedule: Bool = try lock.withLock {
-            if let failure { throw failure }
+    /// Runs `body` with the catalog whether or not earlier rows could be committed.
+    func performRegardless<T>(_ body: (Catalog) throws -> T) throws -> T {
+        try queue.sync { try body(catalog) }
+    }
+
+    /// The error of an earlier commit, if one failed: the saver stops at the next save.
+    func checkHealthy() throws {
+        try lock.withLock { if let failure { throw failure } }
+    }
+
+    /// Queues a `saved` row for a file already under its final name. Never throws: the file
+    /// exists, so its row is kept whatever happens to the catalog.
+    func record(_ save: Catalog.NewSave) {
+        let schedule: Bool = lock.withLock {
+            if failure != nil {
+                unrecorded.append(save)
+                return false
+            }
             pending.append(save)
             defer { drainScheduled = true }
             return !drainScheduled
@@ -39,11 +58,18 @@ final class SaveRecorder: @unchecked Sendable {
         }
     }
 
-    /// Commits every queued row; returns once they are in the catalog.
+    /// Commits every queued row (retrying, once, rows an earlier commit failed to write);
+    /// returns once they are in the catalog, or throws why they are not.
     func flush() throws {
-        queue.sync { drain() }
-        try lock.withLock { if let failure { throw failure } }
+        queue.sync {
+            drain()
+            retryUnrecorded()
+        }
+        try checkHealthy()
     }
+
+    /// Files under their final names whose rows are not in the catalog.
+    var unrecordedCount: Int { lock.withLock { unrecorded.count + pending.count } }
 
     /// On `queue` only.
     private func drain() {
@@ -53,14 +79,34 @@ final class SaveRecorder: @unchecked Sendable {
             return pending
         }
         guard !rows.isEmpty else { return }
+        if let error = commit(rows) {
+            lock.withLock {
+                unrecorded += rows
+                if failure == nil { failure = error }
+            }
+        }
+    }
+
+    /// On `queue` only.
+    private func retryUnrecorded() {
+        let rows: [Catalog.NewSave] = lock.withLock { unrecorded }
+        guard !rows.isEmpty else { return }
+        if commit(rows) == nil {
+            lock.withLock { unrecorded.removeFirst(rows.count) }
+        }
+    }
+
+    private func commit(_ rows: [Catalog.NewSave]) -> Error? {
         do {
             try catalog.userErrors {
                 try catalog.database.transaction {
                     for row in rows { try catalog.recordSave(row) }
                 }
             }
+            try catalog.checkStillInPlace()
+            return nil
         } catch {
-            lock.withLock { if failure == nil { failure = error } }
+            return error
         }
     }
 }

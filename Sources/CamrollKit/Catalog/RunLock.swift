@@ -1,0 +1,48 @@
+import CLinux
+import Glibc
+
+/// Proof that a run's writer is still at work: a lock on byte `run id` of `CATALOG.runs-lock`,
+/// taken before the run's row is committed and held until the writer's process ends, however
+/// it ends (the kernel drops it on exit, crash or SIGKILL).
+///
+/// `verify --repair` closes a `running` run only when nobody holds its byte. Unlike a PID, the
+/// lock cannot be mistaken: it holds across PID namespaces, renamed binaries and reused PIDs.
+/// It is an open-file-description lock (F_OFD_SETLK), in a file of its own: POSIX locks on the
+/// catalog itself would be dropped by SQLite's own close() of any descriptor to that file.
+final class RunLock {
+    private let fd: Int32
+
+    static func path(catalog: String) -> String { catalog + ".runs-lock" }
+
+    /// Opens (creating) the catalog's lock file.
+    init(catalog: String) throws {
+        let path = Self.path(catalog: catalog)
+        fd = retryingOnInterrupt { open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+        guard fd >= 0 else {
+            let error = SystemError("open", path: path)
+            throw CamrollError(error.outputExitCode, "cannot open the catalog's lock file \(path): \(error.reason)")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Takes run `id`'s byte for as long as this lock file stays open: the life of the catalog
+    /// connection, which in camroll is the life of the process.
+    func hold(run id: Int) throws {
+        guard clinux_ofd_lock_byte(fd, Int64(id)) == 0 else {
+            throw CamrollError(.unavailable, "run \(id) is already held by another process: \(SystemError("fcntl").reason)")
+        }
+    }
+
+    enum Holder { case live, none }
+
+    /// Whether some process holds run `id`'s byte. When the lock file cannot be read, the run
+    /// is taken to be live: repair must never close a run that may still be writing.
+    static func holder(of id: Int, catalog: String) -> Holder {
+        let path = Self.path(catalog: catalog)
+        let fd = retryingOnInterrupt { open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
+        if fd < 0 { return errno == ENOENT ? .none : .live }
+        defer { close(fd) }
+        return clinux_ofd_byte_is_locked(fd, Int64(id)) == 0 ? .none : .live
+    }
+}

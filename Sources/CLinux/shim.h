@@ -10,7 +10,15 @@
 #endif
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+
+/* The width of the terminal on fd in columns, or 0 when it is not a terminal or will not say. */
+static inline int clinux_terminal_columns(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}
 
 static inline int clinux_renameat2_noreplace(int olddirfd, const char *oldpath, int newdirfd,
                                               const char *newpath) {

@@ -59,22 +59,29 @@ struct CatalogCommands {
             }
         case "delete":
             guard positionals.isEmpty else { throw scanner.usageError("unexpected argument '\(positionals[0])'") }
-            guard [runID, captureID, saveID].compactMap({ $0 }).count == 1 else {
+            let chosen = [runID, captureID, saveID].compactMap({ $0 }).count
+            guard chosen <= 1 else { throw scanner.usageError("give only one of --save, --capture and --run") }
+            guard chosen == 1 else {
                 throw scanner.usageError("say what to delete: --save ID, --capture ID or --run ID")
             }
         default:
             guard positionals.isEmpty else { throw scanner.usageError("unexpected argument '\(positionals[0])'") }
         }
+        if csv && global.json { throw scanner.usageError("'--csv' and '--json' cannot be used together") }
+        try global.validate(scanner)
         self.global = global
         self.console = Console(colorMode: global.color, environment: environment)
     }
 
     func run() throws -> ExitCode {
-        let path = AbsolutePath.resolve(database ?? Catalog.defaultPath(environment: environment))
+        let path = AbsolutePath.resolve(try database.map { try UserDirectories.expandingTilde($0, environment: environment) } ?? Catalog.defaultPath(environment: environment))
         guard FileManager.default.fileExists(atPath: path) else {
             throw CamrollError(.noInput, "no catalog at \(path)", hint: "Take photos with 'camroll snap' first, or name one with --db PATH.")
         }
-        let catalog = try Catalog(path: path)
+        // Reading commands change nothing, so they work on a catalog they cannot write.
+        let writes = command == "delete" || (command == "verify" && repair)
+        let catalog = try Catalog(path: path, readOnly: !writes)
+        defer { catalog.checkpoint() }
         if let runID, try catalog.userErrors({ try catalog.database.prepare("SELECT 1 FROM runs WHERE id = ?").bind(.int(runID)).stepInt() }) == nil {
             throw CamrollError(.noInput, "no run \(runID) in \(catalog.path)", hint: "'camroll list' shows the runs.")
         }
@@ -151,7 +158,7 @@ struct CatalogCommands {
             return .success
         }
         var text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
-        if let thumbnail = try firstThumbnail(catalog, filter: captureFilter), TerminalImage.canShow(environment: environment, console: console) {
+        if let thumbnail = try firstThumbnail(catalog, filter: captureFilter), TerminalImage.canShow(environment: environment, console: console, mode: global.color) {
             text += "\n" + (try TerminalImage.halfBlocks(jpeg: thumbnail))
         }
         console.out(text)
@@ -183,11 +190,13 @@ struct CatalogCommands {
                 "event": "summary", "checked": report.checked, "bytes_read": report.bytesRead,
                 "elapsed_s": seconds, "mb_per_s": rate, "cancelled": report.cancelled,
                 "problems": report.problems.map { ["save_id": $0.saveID, "path": $0.path, "outcome": $0.outcome.rawValue, "detail": $0.detail] as [String: Any] },
+                "not_in_catalog": report.unknownPaths,
             ]
             for outcome in Verifier.Outcome.allCases { object[outcome.rawValue] = report.counts[outcome] ?? 0 }
             if let repaired = report.repair {
                 object["repaired"] = ["runs_closed": repaired.runsClosed, "files_adopted": repaired.filesAdopted,
-                                      "temporary_files_removed": repaired.temporaryFilesRemoved, "rows_marked": repaired.rowsMarked]
+                                      "temporary_files_removed": repaired.temporaryFilesRemoved, "rows_marked": repaired.rowsMarked,
+                                      "deletions_finished": repaired.deletionsFinished]
             }
             console.out(JSONLine.encode(object))
         } else if !global.quiet {
@@ -199,60 +208,145 @@ struct CatalogCommands {
                 + String(format: " (%.1f MB/s)\n", rate)
             if let repaired = report.repair {
                 text += "repaired: \(repaired.runsClosed) interrupted run(s) closed, \(repaired.filesAdopted) unrecorded file(s) "
-                    + "recorded, \(repaired.temporaryFilesRemoved) temporary file(s) removed, \(repaired.rowsMarked) row(s) marked\n"
+                    + "recorded, \(repaired.temporaryFilesRemoved) temporary file(s) removed, \(repaired.rowsMarked) row(s) marked"
+                    + (repaired.deletionsFinished > 0 ? ", \(repaired.deletionsFinished) interrupted deletion(s) finished" : "") + "\n"
             }
             console.out(text)
         }
+        for path in report.unknownPaths {
+            console.error("\(path) is not in the catalog \(catalog.path)")
+        }
         if report.cancelled { return cancellation.signal == SIGTERM ? .terminated : .interrupted }
-        if repair { return .success }  // the catalog now says what is on disk
+        // With --repair too: the catalog now says what is on disk, but data that was lost is
+        // still lost, and the exit status says so.
         return report.allOK ? .success : .failure
     }
 
     // MARK: delete
 
+    private struct DeleteTarget {
+        var id: Int
+        var path: String
+        var bytes: Int
+        var hash: String
+        var status: String
+    }
+
+    /// What happened to each file `delete` was asked to remove.
+    private struct DeleteTally {
+        var deleted = 0
+        var deletedBytes = 0
+        var alreadyMissing = 0
+        var takenOver = 0
+        var refused: [String] = []
+    }
+
+    /// Removes files and marks their rows, in batches, so that any stop leaves catalog and disk
+    /// in agreement: a batch's rows are committed as `deleting` before its files are unlinked,
+    /// then as `deleted`. Ctrl-C finishes the current batch; after SIGKILL or power loss,
+    /// `verify --repair` finishes the rows still `deleting`.
     private func delete(_ catalog: Catalog) throws -> ExitCode {
+        let cancellation = SignalWatcher.beginCancellable()
         let filter: String
         if let saveID { filter = "s.id = \(saveID)" }
         else if let captureID { filter = "s.capture_id = \(captureID)" }
         else { filter = "c.run_id = \(runID ?? 0)" }
         let statement = try catalog.database.prepare(
-            "SELECT s.id, s.path, s.bytes, s.xxh128 FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter) AND s.status != 'deleted'")
-        var targets: [(id: Int, path: String, bytes: Int, hash: String)] = []
+            "SELECT s.id, s.path, s.bytes, s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id "
+                + "WHERE \(filter) AND s.status IN ('saved', 'missing', 'corrupt', 'deleting') ORDER BY s.id")
+        var targets: [DeleteTarget] = []
         while try statement.step() {
-            targets.append((statement.int(0), statement.text(1) ?? "", statement.int(2), statement.text(3) ?? ""))
+            targets.append(DeleteTarget(id: statement.int(0), path: statement.text(1) ?? "", bytes: statement.int(2),
+                                        hash: statement.text(3) ?? "", status: statement.text(4) ?? ""))
         }
         guard !targets.isEmpty else {
             throw CamrollError(.noInput, "nothing to delete: no saved file matches in \(catalog.path)")
         }
-        var deleted = 0, deletedBytes = 0, refused: [String] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        // Rows and files change together: the rows are marked in a transaction that commits
-        // only after the files are gone; a failure rolls the rows back.
-        try catalog.database.transaction {
-            let mark = try catalog.database.prepare("UPDATE saves SET status = 'deleted' WHERE id = ?")
-            for target in targets {
-                if case .success(let (size, hash)) = Verifier.readFile(target.path, buffer: &buffer),
-                   !(size == target.bytes && hash == target.hash) && !force {
-                    refused.append(target.path)
-                    continue
-                }
-                if unlink(target.path) != 0 && errno != ENOENT {
-                    throw CamrollError(.cannotCreate, "cannot delete \(target.path): \(SystemError("unlink").reason)")
-                }
-                try mark.bind(.int(target.id)).run()
-                deleted += 1
-                deletedBytes += target.bytes
-            }
+        var tally = DeleteTally()
+        var done = 0
+        for batch in stride(from: 0, to: targets.count, by: Self.deleteBatch).map({ targets[$0..<min($0 + Self.deleteBatch, targets.count)] }) {
+            if cancellation.isCancelled { break }
+            try deleteBatch(Array(batch), catalog: catalog, tally: &tally)
+            done += batch.count
         }
         if !global.quiet {
-            console.out("deleted \(deleted) file(s), \(Units.bytes(deletedBytes))\n")
+            var text = (cancellation.isCancelled && done < targets.count ? "cancelled after \(done)/\(targets.count): " : "")
+                + "deleted \(tally.deleted) file(s), \(Units.bytes(tally.deletedBytes))"
+            if tally.alreadyMissing > 0 { text += "; \(tally.alreadyMissing) were already missing (rows marked deleted)" }
+            if tally.takenOver > 0 { text += "; \(tally.takenOver) path(s) now hold a later save's file (kept)" }
+            console.out(text + "\n")
         }
-        if !refused.isEmpty {
-            console.error("\(refused.count) file(s) no longer match their recorded content and were kept: \(refused.prefix(3).joined(separator: ", "))\(refused.count > 3 ? ", …" : "")",
+        if !tally.refused.isEmpty {
+            console.error("\(tally.refused.count) file(s) no longer match their recorded content and were kept: \(tally.refused.prefix(3).joined(separator: ", "))\(tally.refused.count > 3 ? ", …" : "")",
                           hint: "Use --force to delete them anyway.")
             return .failure
         }
+        if cancellation.isCancelled && done < targets.count {
+            return cancellation.signal == SIGTERM ? .terminated : .interrupted
+        }
         return .success
+    }
+
+    static let deleteBatch = 256
+
+    private func deleteBatch(_ batch: [DeleteTarget], catalog: Catalog, tally: inout DeleteTally) throws {
+        try catalog.database.transaction {
+            let mark = try catalog.database.prepare("UPDATE saves SET status = 'deleting' WHERE id = ?")
+            for target in batch { try mark.bind(.int(target.id)).run() }
+        }
+        // A later save of the same path owns the file there now (older catalogs may not say so).
+        let laterOwner = try catalog.database.prepare(
+            "SELECT 1 FROM saves WHERE path = ? AND id > ? AND status IN ('saved', 'missing', 'corrupt', 'deleting') LIMIT 1")
+        var outcome: [(id: Int, status: String)] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for target in batch {
+            // A row a stopped delete left `deleting` whose file is no longer what was saved: the
+            // deletion is finished in the catalog and whatever is at the path now is left alone.
+            let keptStatus = target.status == "deleting" ? "deleted" : target.status
+            if try laterOwner.bind(.text(target.path), .int(target.id)).stepInt() != nil {
+                outcome.append((target.id, "replaced"))
+                tally.takenOver += 1
+                continue
+            }
+            switch Verifier.readFile(target.path, buffer: &buffer) {
+            case .failure(.missing):
+                outcome.append((target.id, "deleted"))
+                tally.alreadyMissing += 1
+                continue
+            case .success(let (size, hash)) where size == target.bytes && hash == target.hash:
+                break
+            case .failure(.notRegular):
+                // Never unlinked, even with --force: it is not a file camroll wrote.
+                outcome.append((target.id, keptStatus))
+                if target.status != "deleting" { tally.refused.append(target.path) }
+                continue
+            default:
+                guard force else {
+                    outcome.append((target.id, keptStatus))
+                    if target.status != "deleting" { tally.refused.append(target.path) }
+                    continue
+                }
+            }
+            if unlink(target.path) != 0 && errno != ENOENT {
+                let reason = SystemError("unlink").reason
+                // This batch's rows go back to what they were before the error is reported.
+                try? catalog.database.transaction {
+                    let restore = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
+                    for row in outcome { try restore.bind(.text(row.status), .int(row.id)).run() }
+                    for rest in batch where !outcome.contains(where: { $0.id == rest.id }) {
+                        try restore.bind(.text(rest.status), .int(rest.id)).run()
+                    }
+                }
+                throw CamrollError(.cannotCreate, "cannot delete \(target.path): \(reason)")
+            }
+            outcome.append((target.id, "deleted"))
+            tally.deleted += 1
+            tally.deletedBytes += target.bytes
+        }
+        try catalog.database.transaction {
+            let mark = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
+            for row in outcome { try mark.bind(.text(row.status), .int(row.id)).run() }
+        }
     }
 
     // MARK: stats
@@ -260,16 +354,17 @@ struct CatalogCommands {
     private func stats(_ catalog: Catalog) throws -> ExitCode {
         let where_ = runID.map { "WHERE c.run_id = \($0) AND s.status = 'saved'" } ?? "WHERE s.status = 'saved'"
         let statement = try catalog.database.prepare(
-            "SELECT s.duration_us, s.bytes, s.saved_at FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY s.duration_us")
+            "SELECT s.duration_us, s.bytes, s.saved_at, c.run_id FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY s.duration_us")
         var durations: [Int] = []
         var bytes = 0
-        var first = "", last = ""
+        // Each run's own span: the idle time between runs is nobody's saving time.
+        var runs: [Int: (first: String, last: String, busy: Int)] = [:]
         while try statement.step() {
             durations.append(statement.int(0))
             bytes += statement.int(1)
             let at = statement.text(2) ?? ""
-            if first.isEmpty || at < first { first = at }
-            if at > last { last = at }
+            let run = runs[statement.int(3)] ?? (at, at, 0)
+            runs[statement.int(3)] = (min(run.first, at), max(run.last, at), run.busy + statement.int(0))
         }
         guard !durations.isEmpty else {
             throw CamrollError(.noInput, "no saves" + (runID.map { " in run \($0)" } ?? "") + " in \(catalog.path)")
@@ -277,7 +372,9 @@ struct CatalogCommands {
         func percentile(_ fraction: Double) -> Int {
             durations[min(durations.count - 1, max(0, Int((fraction * Double(durations.count)).rounded(.up)) - 1))]
         }
-        let span = max(Timestamp.seconds(between: first, and: last), Double(durations.reduce(0, +)) / 1e6)
+        let span = runs.values.reduce(0.0) { total, run in
+            total + max(Timestamp.seconds(between: run.first, and: run.last), Double(run.busy) / 1e6)
+        }
         let savesPerSecond = span > 0 ? Double(durations.count) / span : 0
         let megabytesPerSecond = span > 0 ? Double(bytes) / 1e6 / span : 0
         let histogram = LatencyBuckets(durations)

@@ -13,8 +13,8 @@ public enum CommandLineTool {
         // rather than the process being killed.
         signal(SIGXFSZ, SIG_IGN)
         var rest = Array(arguments.dropFirst())
-        let colorMode = rest.contains("--color=never") ? Console.ColorMode.never : .auto
-        let console = Console(colorMode: colorMode, environment: environment)
+        let console = Console(colorMode: GlobalOptions.colorMode(in: rest), environment: environment)
+        let leadingGlobals = GlobalOptions.leading(&rest)
         do {
             if rest.first == "--version" {
                 console.out(Help.version + "\n")
@@ -30,6 +30,7 @@ public enum CommandLineTool {
                 command = first
                 rest.removeFirst()
             }
+            rest = leadingGlobals + rest
             switch command {
             case "help":
                 guard rest.count <= 1 else { throw CamrollError.usage("'help' takes at most one command name") }

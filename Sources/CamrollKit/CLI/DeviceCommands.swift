@@ -33,6 +33,7 @@ struct DeviceCommands {
                 }
             }
         }
+        try global.validate(scanner)
         self.device = device
         self.global = global
         self.console = Console(colorMode: global.color, environment: environment)

@@ -79,13 +79,17 @@ enum Help {
         OPTIONS:
           --db <path>             Catalog. (default: $XDG_DATA_HOME/camroll/catalog.sqlite3)
           --repair                After a crash: record files a killed run saved but did not
-                                  record, remove its temporary files, mark missing and corrupt
-                                  files. Never deletes a user's file.
+                                  record, remove its temporary files, finish a stopped delete,
+                                  mark missing and corrupt files. Never deletes a user's file.
+                                  Exits 1 when any saved data was found lost.
           --force                 Delete files even when they no longer match their recorded
                                   content.
 
-        'verify' reads every file past the page cache and exits 0 when all are intact, 1 when
-        any is corrupt, missing or holds another copy's content (detectable with snap --stamp).
+        'verify' checks the catalog (PRAGMA quick_check), then reads every file past the page
+        cache and exits 0 when all are intact, 1 when any is corrupt, missing, not a regular
+        file, holds another copy's content (detectable with snap --stamp), or a path given is
+        not in the catalog. Reading commands open the catalog read-only.
+        'delete' removes files in batches; Ctrl-C finishes the batch and reports.
 
         """
 
@@ -114,7 +118,9 @@ enum Help {
                                   (default: $XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg)
           -q, --quality <1-100>   JPEG quality. (default: 90)
           --max-bytes <size>      Highest quality (up to -q) whose file fits, e.g. 1M, 800K.
-          --thumbnail <WxH|none>  Thumbnail stored in the catalog. (default: 160x120)
+          --thumbnail <WxH|none>  Box the catalog's thumbnail fits in, aspect kept. (default: 160x120)
+          --max-pixels <n>        Largest picture decoded, against files that claim absurd
+                                  sizes; over it: exit 65. (default: 100000000)
           --fsync                 Sync each file and its directory before it counts as saved.
           --stamp                 Give each copy a unique JPEG comment, so copies differ byte-wise.
           --overwrite             Replace existing files (never done otherwise).
@@ -125,7 +131,8 @@ enum Help {
           --json, --quiet, --no-progress, --color <when>, -h/--help
 
         Ctrl-C stops after the current save: no partial file is left, the run is recorded as
-        cancelled and the exit status is 130 (143 for SIGTERM). A second Ctrl-C exits at once.
+        cancelled and the exit status is 130 (143 for SIGTERM). A second Ctrl-C exits at once,
+        after recording every file already under its final name and closing the run.
 
         """
 }

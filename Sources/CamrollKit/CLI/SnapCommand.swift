@@ -10,9 +10,11 @@ struct SnapCommand {
     func run() throws -> ExitCode {
         // First, so that a Ctrl-C while the camera or the catalog opens is a cancellation too.
         let cancellation = SignalWatcher.beginCancellable()
+        JPEGDecoder.maxPixels = options.maxPixels
 
         let console = Console(colorMode: options.global.color, environment: environment)
-        let templateText = options.output ?? OutputTemplate.defaultText(environment: environment)
+        let templateText = try options.output.map { try UserDirectories.expandingTilde($0, environment: environment) }
+            ?? OutputTemplate.defaultText(environment: environment)
         _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
         let template = try OutputTemplate(AbsolutePath.resolve(templateText))
         if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
@@ -33,7 +35,9 @@ struct SnapCommand {
             for adjustment in camera.adjustments { console.warning(adjustment) }
         }
         let pipeline = try ImagePipeline(quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail)
-        let catalog = try Catalog(path: options.database ?? Catalog.defaultPath(environment: environment))
+        let catalog = try Catalog(
+            path: options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
+                ?? Catalog.defaultPath(environment: environment))
 
         let saver = BatchSaver(
             source: source, pipeline: pipeline,

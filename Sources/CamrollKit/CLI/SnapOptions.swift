@@ -44,6 +44,8 @@ public struct SnapOptions: Sendable {
     public var stamp = false
     public var overwrite = false
     public var maxBytes: Int?
+    /// The largest picture decoded (`--max-pixels`), against files that claim absurd sizes.
+    public var maxPixels = JPEGDecoder.defaultMaxPixels
     /// Box the capture's thumbnail fits in; nil: none (`--thumbnail none`).
     public var thumbnail: Resolution? = Thumbnail.defaultBox
     public var database: String?
@@ -103,6 +105,8 @@ public struct SnapOptions: Sendable {
                 case "--stamp": options.stamp = true
                 case "--overwrite": options.overwrite = true
                 case "--max-bytes": options.maxBytes = try ValueParser.size(value(), option: name)
+                case "--max-pixels":
+                    options.maxPixels = try ValueParser.integer(value(), option: name, range: 1...100_000_000_000)
                 case "--thumbnail":
                     let text = try value()
                     if ["none", "off", "no"].contains(text.lowercased()) {
@@ -129,6 +133,7 @@ public struct SnapOptions: Sendable {
                 }
             }
         }
+        try options.global.validate(scanner)
         try options.validate()
         return options
     }

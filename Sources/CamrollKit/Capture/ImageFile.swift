@@ -19,6 +19,8 @@ public final class ImageFile: FrameSource {
         do {
             let (header, _) = try decoder.decodeRGB(bytes)
             image = EncodedImage(bytes: bytes, width: header.width, height: header.height, quality: nil)
+        } catch let error as CamrollError where error.hint != nil {
+            throw CamrollError(error.exitCode, "'\(path)': \(error.message)", hint: error.hint)
         } catch let error as CamrollError {
             throw CamrollError(.dataError, "'\(path)' is not a valid JPEG: \(error.message)")
         }

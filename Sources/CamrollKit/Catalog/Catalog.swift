@@ -17,9 +17,9 @@ public final class Catalog {
     }
 
     /// `$XDG_DATA_HOME/camroll/catalog.sqlite3`, falling back to `~/.local/share`.
-    public static func defaultPath(environment: [String: String]) -> String {
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+    public static func defaultPath(environment: [String: String]) throws -> String {
+        let base = try environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? UserDirectories.home(environment: environment) + "/.local/share"
         return base + "/camroll/catalog.sqlite3"
     }
 

@@ -1,21 +1,26 @@
 import Foundation
 import Glibc
 
-/// `verify --repair`, before the files are checked: finishes what a killed run left behind.
-/// A run whose process is gone but whose row still says `running` was cut short (SIGKILL, power
-/// loss, a second Ctrl-C): files it renamed into place in its last moments may have no row yet,
-/// and the file it was writing may remain under its temporary name. Repair adopts the former
-/// (only files whose content proves they are that run's), removes the latter (only that
-/// process's own temporary files), and records the run as failed. A user's file is never deleted.
+/// `verify --repair`, before the files are checked: finishes what a killed process left behind.
+/// A run whose row still says `running` but whose lock nobody holds (`RunLock`) was cut short
+/// (SIGKILL, power loss, a catalog that could not be written): files it renamed into place in
+/// its last moments may have no row yet, and the file it was writing may remain under its
+/// temporary name. Repair adopts the former (only files whose content proves they are that
+/// run's), removes the latter (only that process's own temporary files), and records the run as
+/// failed. A `delete` that was stopped leaves rows `deleting`: repair finishes those. A user's
+/// file is never deleted.
 public struct Repair {
     public struct Result: Sendable {
         public var runsClosed = 0
         public var filesAdopted = 0
         public var temporaryFilesRemoved = 0
         public var rowsMarked = 0
+        public var deletionsFinished = 0
     }
 
     let catalog: Catalog
+    /// No JPEG camroll writes comes near this; a larger file is not one of its files.
+    static let largestAdoptedFile = 1 << 30
 
     struct Run {
         var id: Int
@@ -26,6 +31,7 @@ public struct Repair {
 
     func run(_ selection: Verifier.Selection) throws -> Result {
         var result = Result()
+        try finishDeletions(selection, into: &result)
         for run in try catalog.userErrors({ try interruptedRuns(selection) }) {
             try repair(run, into: &result)
             try catalog.finishRun(run.id, status: .failed, error: "interrupted: the process ended before finishing the run")
@@ -34,26 +40,48 @@ public struct Repair {
         return result
     }
 
-    /// Runs still marked `running` whose process no longer exists.
+    /// Runs still marked `running` whose writer no longer holds their lock.
     private func interruptedRuns(_ selection: Verifier.Selection) throws -> [Run] {
         var sql = "SELECT id, uuid, output_template, pid FROM runs WHERE status = 'running' AND output_template IS NOT NULL"
         if case .run(let id) = selection { sql += " AND id = \(id)" }
         let statement = try catalog.database.prepare(sql)
         var runs: [Run] = []
         while try statement.step() {
-            let pid = Int32(truncatingIfNeeded: statement.int(3))
-            guard !Self.isAlive(pid) else { continue }
-            runs.append(Run(id: statement.int(0), uuid: statement.text(1) ?? "", template: statement.text(2) ?? "", pid: pid))
+            let id = statement.int(0)
+            guard RunLock.holder(of: id, catalog: catalog.path) == .none else { continue }
+            runs.append(Run(id: id, uuid: statement.text(1) ?? "", template: statement.text(2) ?? "",
+                            pid: Int32(truncatingIfNeeded: statement.int(3))))
         }
         return runs
     }
 
-    static func isAlive(_ pid: Int32) -> Bool {
-        guard pid > 0, pid != getpid() else { return false }
-        if kill(pid, 0) != 0 && errno == ESRCH { return false }
-        // A live process with a reused pid is not the run's unless it is a camroll.
-        let name = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? ""
-        return name.hasPrefix("camroll")
+    /// Rows a stopped `delete` left `deleting`: the file goes if it still holds the saved bytes
+    /// (what the user asked), stays if anything else is there now; the row becomes `deleted`.
+    private func finishDeletions(_ selection: Verifier.Selection, into result: inout Result) throws {
+        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128 FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status = 'deleting'"
+        if case .run(let id) = selection { sql += " AND c.run_id = \(id)" }
+        let rows: [(id: Int, path: String, bytes: Int, hash: String)] = try catalog.userErrors {
+            let statement = try catalog.database.prepare(sql)
+            var rows: [(Int, String, Int, String)] = []
+            while try statement.step() {
+                rows.append((statement.int(0), statement.text(1) ?? "", statement.int(2), statement.text(3) ?? ""))
+            }
+            return rows
+        }
+        guard !rows.isEmpty else { return }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for row in rows {
+            if case .success(let (size, hash)) = Verifier.readFile(row.path, buffer: &buffer), size == row.bytes, hash == row.hash {
+                unlink(row.path)
+            }
+        }
+        try catalog.userErrors {
+            try catalog.database.transaction {
+                let mark = try catalog.database.prepare("UPDATE saves SET status = 'deleted' WHERE id = ?")
+                for row in rows { try mark.bind(.int(row.id)).run() }
+            }
+        }
+        result.deletionsFinished += rows.count
     }
 
     private func repair(_ run: Run, into result: inout Result) throws {
@@ -71,14 +99,14 @@ public struct Repair {
             }
             guard !recorded.contains(path),
                   let match = pattern.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)),
-                  let bytes = FileManager.default.contents(atPath: path).map({ [UInt8]($0) })
+                  let bytes = RegularFile.contents(path, limit: Self.largestAdoptedFile)
             else { continue }
             guard let (captureID, commentSeq) = identify(bytes, run: run, captures: captures) else { continue }
             var seq = commentSeq ?? 0
             if match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: path), let number = Int(path[range]) {
                 seq = number
             }
-            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? Date()
+            let modified = RegularFile.modificationDate(path)
             try catalog.userErrors {
                 try catalog.recordSave(Catalog.NewSave(
                     captureID: captureID, seq: seq, path: path, bytes: bytes.count, xxh128: XXH128.hex(of: bytes),

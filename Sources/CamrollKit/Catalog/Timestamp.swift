@@ -4,8 +4,21 @@ import Glibc
 /// Times as the catalog stores them: ISO-8601, UTC, milliseconds (`2026-12-02T16:30:05.123Z`).
 /// Formatted by hand with gmtime_r: it runs once per save, and DateFormatter is slow.
 public enum Timestamp {
+    /// 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z: the range the format can write.
+    static let earliest = -62_135_596_800.0
+    static let latest = 253_402_300_799.999
+
+    /// Any date, however odd (a file's mtime can be anything a filesystem stores): clamped to
+    /// the years 1–9999, NaN taken as the earliest.
     public static func iso8601(_ date: Date) -> String {
-        var whole = time_t(date.timeIntervalSince1970.rounded(.down))
+        let seconds = date.timeIntervalSince1970
+        let clamped = seconds.isNaN ? earliest : min(max(seconds, earliest), latest)
+        return iso8601(seconds: clamped)
+    }
+
+    private static func iso8601(seconds: Double) -> String {
+        let date = Date(timeIntervalSince1970: seconds)
+        var whole = time_t(seconds.rounded(.down))
         var parts = tm()
         gmtime_r(&whole, &parts)
         // "YYYY-MM-DDTHH:MM:SS.mmmZ", digit by digit: this runs once per save.

@@ -25,9 +25,11 @@ public final class Verifier {
         public var elapsedMicroseconds = 0
         public var repair: Repair.Result?
         public var cancelled = false
+        /// Paths asked for that the catalog has no save of: nothing was checked for them.
+        public var unknownPaths: [String] = []
 
         public var checked: Int { counts.values.reduce(0, +) }
-        public var allOK: Bool { checked == (counts[.ok] ?? 0) }
+        public var allOK: Bool { checked == (counts[.ok] ?? 0) && unknownPaths.isEmpty }
     }
 
     public enum Selection: Sendable {
@@ -58,8 +60,19 @@ public final class Verifier {
     public func verify(_ selection: Selection, repair: Bool) throws -> Report {
         var report = Report()
         let begin = monotonicMicroseconds()
+        // A catalog whose pages are damaged cannot vouch for anything read from it.
+        let integrity = try catalog.userErrors { try catalog.database.scalarText("PRAGMA quick_check") } ?? ""
+        guard integrity == "ok" else {
+            throw CamrollError(
+                .dataError, "catalog \(catalog.path) is corrupt: \(integrity.split(separator: "\n").first ?? "")",
+                hint: "Its files may still be checked with 'xxhsum -H2 -c' from a copy of the rows that can be read.")
+        }
         if repair { report.repair = try Repair(catalog: catalog).run(selection) }
         let rows = try catalog.userErrors { try self.rows(selection) }
+        if case .paths(let paths) = selection {
+            let known = Set(rows.map(\.path))
+            report.unknownPaths = paths.map { AbsolutePath.resolve($0) }.filter { !known.contains($0) }
+        }
         // Pages still dirty from the saving cannot be dropped from the cache; written out first,
         // every page can, and each file is then read from the device.
         sync()
@@ -76,12 +89,12 @@ public final class Verifier {
             let outcome: Outcome
             var detail = ""
             switch Self.readFile(row.path, buffer: &buffer) {
-            case .failure(let error) where error.errno == ENOENT:
+            case .failure(.missing):
                 outcome = .missing
                 detail = "missing"
-            case .failure(let error):
+            case .failure(let problem):
                 outcome = .corrupt
-                detail = "unreadable: \(error.reason)"
+                detail = problem.detail
             case .success(let (size, hash)):
                 report.bytesRead += size
                 if size == row.bytes && hash == row.hash {
@@ -116,7 +129,7 @@ public final class Verifier {
     }
 
     private func rows(_ selection: Selection) throws -> [Row] {
-        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status != 'deleted'"
+        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status IN ('saved', 'missing', 'corrupt')"
         var values: [SQLValue] = []
         switch selection {
         case .all: break
@@ -137,10 +150,13 @@ public final class Verifier {
     }
 
     /// Size and XXH3-128 of a file, read after dropping its cached pages so the bytes come
-    /// from the device, not from memory.
-    static func readFile(_ path: String, buffer: inout [UInt8]) -> Result<(Int, String), SystemError> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(SystemError("open", path: path)) }
+    /// from the device, not from memory. Only a regular file is read (`RegularFile.open`).
+    static func readFile(_ path: String, buffer: inout [UInt8]) -> Result<(Int, String), RegularFile.Problem> {
+        let fd: Int32
+        switch RegularFile.open(path) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let opened): fd = opened
+        }
         defer { close(fd) }
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)
         let hasher = XXH128.Streaming()
@@ -149,12 +165,81 @@ public final class Verifier {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(SystemError("read", path: path))
+                return .failure(.system(SystemError("read", path: path)))
             }
             if count == 0 { break }
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
             total += count
         }
         return .success((total, hasher.hex()))
+    }
+}
+
+/// Opening what the catalog says is a saved file, when anything may now sit at that path.
+enum RegularFile {
+    enum Problem: Error {
+        case missing
+        /// A FIFO, a device, a directory, a socket or a symbolic link: never opened, never read.
+        case notRegular(String)
+        case system(SystemError)
+
+        var detail: String {
+            switch self {
+            case .missing: "missing"
+            case .notRegular(let kind): "not a regular file (\(kind))"
+            case .system(let error): "unreadable: \(error.reason)"
+            }
+        }
+    }
+
+    /// Opens `path` for reading only if it is a regular file: O_NONBLOCK so a FIFO cannot block
+    /// the open, O_NOFOLLOW so a link to /dev/zero (or anywhere) is not followed, then fstat.
+    static func open(_ path: String) -> Result<Int32, Problem> {
+        let fd = retryingOnInterrupt { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return .failure(.missing)
+            case ELOOP: return .failure(.notRegular("a symbolic link"))
+            default: return .failure(.system(SystemError("open", path: path)))
+            }
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let error = SystemError("fstat", path: path)
+            close(fd)
+            return .failure(.system(error))
+        }
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            close(fd)
+            let kind = type == S_IFIFO ? "a FIFO" : type == S_IFDIR ? "a directory"
+                : type == S_IFCHR || type == S_IFBLK ? "a device" : type == S_IFSOCK ? "a socket" : "not a file"
+            return .failure(.notRegular(kind))
+        }
+        return .success(fd)
+    }
+
+    /// The whole file, if it is a regular file of at most `limit` bytes.
+    static func contents(_ path: String, limit: Int) -> [UInt8]? {
+        guard case .success(let fd) = open(path) else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, Int(status.st_size) <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            offset += count
+        }
+        return offset == bytes.count ? bytes : nil
+    }
+
+    /// The file's modification time, whatever it is (before year 1, after 9999: `Timestamp` clamps).
+    static func modificationDate(_ path: String) -> Date? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
     }
 }

@@ -109,7 +109,14 @@ final class ProgressLine {
         guard force || now - lastShown >= (live ? 100_000 : 1_000_000) else { return }
         lastShown = now
         shown = true
-        console.err(live ? "\r\u{1B}[2K" + text() : text() + "\n")
+        console.err(live ? "\r\u{1B}[2K" + fitted(text()) : text() + "\n")
+    }
+
+    /// A live line longer than the terminal is wide would wrap, and every redraw would then
+    /// leave a line behind: it is cut to one column less than the width.
+    private func fitted(_ text: String) -> String {
+        guard let columns = console.stderrColumns, text.count >= columns else { return text }
+        return String(text.prefix(max(1, columns - 1)))
     }
 
     /// Removes a live line before the summary is printed.

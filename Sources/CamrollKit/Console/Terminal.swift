@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Synchronization
 
@@ -6,20 +7,36 @@ public final class Console: Sendable {
     public enum ColorMode: String, Sendable { case auto, always, never }
 
     public let stderrIsTerminal: Bool
-    public let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+    public let stdoutIsTerminal: Bool
+    /// Colour on stderr (messages, progress).
     public let useColor: Bool
+    /// Colour (and pictures drawn with it) on stdout.
+    public let useColorOnStdout: Bool
     /// Serialises writes: progress comes from the main loop, messages from the signal queue too.
     private let lock = Mutex<Void>(())
 
     public init(colorMode: ColorMode = .auto, environment: [String: String] = [:]) {
         stderrIsTerminal = isatty(STDERR_FILENO) == 1
+        stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+        // --color always/never decide; auto means a terminal that is not 'dumb', and no NO_COLOR.
+        let colorAllowed = !(environment["NO_COLOR"].map { !$0.isEmpty } ?? false) && environment["TERM"] != "dumb"
         switch colorMode {
-        case .always: useColor = true
-        case .never: useColor = false
+        case .always:
+            useColor = true
+            useColorOnStdout = true
+        case .never:
+            useColor = false
+            useColorOnStdout = false
         case .auto:
-            let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
-            useColor = stderrIsTerminal && !noColor && environment["TERM"] != "dumb"
+            useColor = stderrIsTerminal && colorAllowed
+            useColorOnStdout = stdoutIsTerminal && colorAllowed
         }
+    }
+
+    /// The width of the terminal on stderr, or nil when it is not one.
+    public var stderrColumns: Int? {
+        let columns = Int(clinux_terminal_columns(STDERR_FILENO))
+        return columns > 0 ? columns : nil
     }
 
     public func out(_ text: String) { write(STDOUT_FILENO, text) }

@@ -1,11 +1,13 @@
 /// A picture drawn in a true-colour terminal with '▀' half blocks: each character cell shows two
 /// pixels, the upper one as foreground colour, the lower as background.
 enum TerminalImage {
-    /// A terminal on stdout that says it does 24-bit colour (COLORTERM), and colour not refused.
-    static func canShow(environment: [String: String], console: Console) -> Bool {
+    /// Colour on stdout (by --color, NO_COLOR and the terminal), and either a terminal that says
+    /// it does 24-bit colour (COLORTERM) or `--color always`.
+    static func canShow(environment: [String: String], console: Console, mode: Console.ColorMode) -> Bool {
+        guard console.useColorOnStdout else { return false }
+        if mode == .always { return true }
         let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
-        return console.stdoutIsTerminal && (colorTerm == "truecolor" || colorTerm == "24bit")
-            && (environment["NO_COLOR"] ?? "").isEmpty
+        return colorTerm == "truecolor" || colorTerm == "24bit"
     }
 
     static func halfBlocks(jpeg: [UInt8]) throws -> String {

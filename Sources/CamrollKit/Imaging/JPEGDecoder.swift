@@ -1,12 +1,33 @@
 import CTurboJPEG
+import Synchronization
 
 /// Reads JPEGs back with libturbojpeg: to validate input, check output and make thumbnails.
+///
+/// Every decode reads the frame header first and refuses a picture over `maxPixels` before
+/// allocating anything for it: a 460-byte file can claim 60000x60000 pixels (10.8 GB of RGB).
 public final class JPEGDecoder {
     private let handle: tjhandle
+
+    /// The largest picture decoded, in pixels: 100 megapixels by default (above any camera
+    /// and most photos; 300 MB as RGB). `snap --max-pixels N` raises or lowers it.
+    public static let defaultMaxPixels = 100_000_000
+    private static let maxPixelsSetting = Atomic<Int>(defaultMaxPixels)
+    public static var maxPixels: Int {
+        get { maxPixelsSetting.load(ordering: .relaxed) }
+        set { maxPixelsSetting.store(newValue, ordering: .relaxed) }
+    }
 
     public struct Header: Sendable, Equatable {
         public var width: Int
         public var height: Int
+        /// Stored as CMYK or YCCK (print workflows): decoded through CMYK, not RGB.
+        public var isCMYK = false
+
+        public init(width: Int, height: Int, isCMYK: Bool = false) {
+            self.width = width
+            self.height = height
+            self.isCMYK = isCMYK
+        }
     }
 
     public init() throws {
@@ -18,26 +39,41 @@ public final class JPEGDecoder {
 
     deinit { tjDestroy(handle) }
 
-    /// The image size from the JPEG's frame header; throws `.dataError` when it has none.
+    /// The image size from the JPEG's frame header; throws `.dataError` when it has none, or
+    /// when the picture is larger than `maxPixels`.
     public func header(of jpeg: [UInt8]) throws -> Header {
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let status = jpeg.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
         }
         guard status == 0, width > 0, height > 0 else { throw decodingError("not a readable JPEG") }
-        return Header(width: Int(width), height: Int(height))
+        let pixels = Int(width) * Int(height)
+        guard pixels <= Self.maxPixels else {
+            throw CamrollError(
+                .dataError,
+                "the JPEG is \(width)x\(height) (\(Self.megapixels(pixels)) megapixels), over the limit of \(Self.megapixels(Self.maxPixels)) megapixels",
+                hint: "If the picture is genuine, raise the limit with --max-pixels \(pixels) (decoding takes 3 bytes a pixel).")
+        }
+        let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        return Header(width: Int(width), height: Int(height), isCMYK: cmyk)
+    }
+
+    static func megapixels(_ pixels: Int) -> String {
+        let value = Double(pixels) / 1e6
+        return value >= 10 ? String(Int(value.rounded())) : String((value * 10).rounded() / 10)
     }
 
     /// Decodes the whole image to RGB. Warnings (truncated data, corrupt entropy) are errors:
     /// a photo that only decodes with grey blocks in it is not a good photo.
     public func decodeRGB(_ jpeg: [UInt8]) throws -> (Header, [UInt8]) {
-        try decodeRGB(jpeg, scaledTo: header(of: jpeg))
+        let full = try header(of: jpeg)
+        return try decodeRGB(jpeg, full: full, scaledTo: full)
     }
 
     /// Decodes at the smallest of turbojpeg's DCT scaling factors (1/8 … 2) that still gives at
-    /// least `minimumWidth` pixels across: scaling in the DCT domain costs less than decoding
-    /// everything and shrinking afterwards.
-    public func decodeRGB(_ jpeg: [UInt8], minimumWidth: Int) throws -> (Header, [UInt8]) {
+    /// least `minimumWidth` x `minimumHeight` pixels: scaling in the DCT domain costs less than
+    /// decoding everything and shrinking afterwards.
+    public func decodeRGB(_ jpeg: [UInt8], minimumWidth: Int, minimumHeight: Int = 1) throws -> (Header, [UInt8]) {
         let full = try header(of: jpeg)
         var count: Int32 = 0
         var best = full
@@ -46,25 +82,45 @@ public final class JPEGDecoder {
                 func scaled(_ dimension: Int) -> Int {
                     (dimension * Int(factor.num) + Int(factor.denom) - 1) / Int(factor.denom)
                 }
-                let candidate = Header(width: scaled(full.width), height: scaled(full.height))
-                if candidate.width >= minimumWidth && candidate.width < best.width { best = candidate }
+                let candidate = Header(width: scaled(full.width), height: scaled(full.height), isCMYK: full.isCMYK)
+                if candidate.width >= min(minimumWidth, full.width) && candidate.height >= min(minimumHeight, full.height)
+                    && candidate.width < best.width {
+                    best = candidate
+                }
             }
         }
-        return try decodeRGB(jpeg, scaledTo: best)
+        return try decodeRGB(jpeg, full: full, scaledTo: best)
     }
 
-    private func decodeRGB(_ jpeg: [UInt8], scaledTo size: Header) throws -> (Header, [UInt8]) {
-        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
+    private func decodeRGB(_ jpeg: [UInt8], full: Header, scaledTo size: Header) throws -> (Header, [UInt8]) {
+        // libjpeg-turbo cannot turn CMYK into RGB (that takes a colour profile): such pictures
+        // are decoded as CMYK and converted with the usual uncalibrated formula.
+        let channels = full.isCMYK ? 4 : 3
+        var pixels = [UInt8](repeating: 0, count: size.width * size.height * channels)
+        let format = full.isCMYK ? TJPF_CMYK : TJPF_RGB
         let status = jpeg.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { destination in
                 tjDecompress2(
                     handle, source.baseAddress, UInt(jpeg.count), destination.baseAddress,
-                    Int32(size.width), 0, Int32(size.height), Int32(TJPF_RGB.rawValue),
+                    Int32(size.width), 0, Int32(size.height), Int32(format.rawValue),
                     TJFLAG_STOPONWARNING | TJFLAG_ACCURATEDCT)
             }
         }
         guard status == 0 else { throw decodingError("corrupt JPEG data") }
-        return (size, pixels)
+        return (size, full.isCMYK ? Self.rgb(fromInvertedCMYK: pixels) : pixels)
+    }
+
+    /// Adobe's CMYK JPEGs (nearly all of them, and what libjpeg writes) store ink inverted:
+    /// 255 is no ink. Red is then C·K/255, and so on.
+    static func rgb(fromInvertedCMYK cmyk: [UInt8]) -> [UInt8] {
+        var rgb = [UInt8](repeating: 0, count: cmyk.count / 4 * 3)
+        for pixel in 0..<(cmyk.count / 4) {
+            let k = Int(cmyk[pixel * 4 + 3])
+            for channel in 0..<3 {
+                rgb[pixel * 3 + channel] = UInt8(Int(cmyk[pixel * 4 + channel]) * k / 255)
+            }
+        }
+        return rgb
     }
 
     private func decodingError(_ what: String) -> CamrollError {

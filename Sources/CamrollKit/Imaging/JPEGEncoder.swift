@@ -99,7 +99,7 @@ public final class JPEGEncoder {
         guard frame.bytes.count >= pitch * (height - 1) + width * 3 else {
             throw CamrollError(.dataError, "RGB frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
         }
-        let capacity = ensureOutput(width: width, height: height, subsampling: TJSAMP_420)
+        let capacity = try ensureOutput(width: width, height: height, subsampling: TJSAMP_420)
         var size = UInt(capacity)
         let status = frame.bytes.withUnsafeBufferPointer { source in
             tjCompress2(
@@ -113,7 +113,7 @@ public final class JPEGEncoder {
     private func compressPlanes(
         width: Int, height: Int, strides: [Int], subsampling: TJSAMP, quality: Int
     ) throws -> [UInt8] {
-        let capacity = ensureOutput(width: width, height: height, subsampling: subsampling)
+        let capacity = try ensureOutput(width: width, height: height, subsampling: subsampling)
         var size = UInt(capacity)
         let strides32 = strides.map { Int32($0) }
         let status = lumaPlane.withUnsafeBufferPointer { y in
@@ -141,13 +141,22 @@ public final class JPEGEncoder {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
-    /// A buffer large enough for the worst case, so turbojpeg never reallocates it.
-    private func ensureOutput(width: Int, height: Int, subsampling: TJSAMP) -> Int {
-        let needed = Int(tjBufSize(Int32(width), Int32(height), Int32(subsampling.rawValue)))
-        if needed > outputCapacity {
+    /// A buffer large enough for the worst case, so turbojpeg never reallocates it. turbojpeg
+    /// sizes buffers with C ints: a picture whose worst case exceeds 2 GB cannot be encoded.
+    private func ensureOutput(width: Int, height: Int, subsampling: TJSAMP) throws -> Int {
+        let worstCase = tjBufSize(Int32(clamping: width), Int32(clamping: height), Int32(subsampling.rawValue))
+        guard worstCase != UInt(bitPattern: -1), let needed = Int32(exactly: worstCase) else {
+            throw CamrollError(
+                .dataError, "a \(width)x\(height) picture is too large to encode as JPEG here",
+                hint: "Take a smaller picture with -r.")
+        }
+        if Int(needed) > outputCapacity {
             tjFree(output)
-            output = tjAlloc(Int32(needed))
-            outputCapacity = output == nil ? 0 : needed
+            output = tjAlloc(needed)
+            outputCapacity = output == nil ? 0 : Int(needed)
+            guard output != nil else {
+                throw CamrollError(.failure, "out of memory for a \(width)x\(height) JPEG")
+            }
         }
         return outputCapacity
     }

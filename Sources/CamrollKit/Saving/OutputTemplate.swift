@@ -15,11 +15,9 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
     let pieces: [Piece]
     public let text: String
 
-    /// `$XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg`, falling back to `~/Pictures`.
-    public static func defaultText(environment: [String: String]) -> String {
-        let pictures = environment["XDG_PICTURES_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/Pictures"
-        return pictures + "/camroll/{date}_{time}_{seq}.jpg"
+    /// `PICTURES/camroll/{date}_{time}_{seq}.jpg`, PICTURES as `UserDirectories.pictures` finds it.
+    public static func defaultText(environment: [String: String]) throws -> String {
+        try UserDirectories.pictures(environment: environment) + "/camroll/{date}_{time}_{seq}.jpg"
     }
 
     public init(_ text: String) throws {

@@ -143,7 +143,7 @@ public final class JPEGEncoder {
 
     /// A buffer large enough for the worst case, so turbojpeg never reallocates it. turbojpeg
     /// sizes buffers with C ints: a picture whose worst case exceeds 2 GB cannot be encoded.
-    private func ensureOutput(width: Int, height: Int, subsampling: TJSAMP) throws -> Int {
+    func ensureOutput(width: Int, height: Int, subsampling: TJSAMP) throws -> Int {
         let worstCase = tjBufSize(Int32(clamping: width), Int32(clamping: height), Int32(subsampling.rawValue))
         guard worstCase != UInt(bitPattern: -1), let needed = Int32(exactly: worstCase) else {
             throw CamrollError(

@@ -77,17 +77,19 @@ public final class BatchSaver {
         do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
         let status: Catalog.RunStatus =
             failure != nil ? .failed : cancellation.isCancelled && state.progress.done < plan.totalSaves ? .cancelled : .completed
-        do {
-            try recorder.performRegardless {
-                try $0.finishRun(runID, status: status, error: failure?.message)
-                $0.checkpoint()
-            }
-        } catch {
-            failure = failure ?? Self.userError(error)
-        }
         let unrecorded = recorder.unrecordedCount
-        if unrecorded > 0, let reason = failure {
-            // The run stays `running` in the catalog; once this process is gone, repair closes it.
+        if unrecorded == 0 {
+            do {
+                try recorder.performRegardless {
+                    try $0.finishRun(runID, status: status, error: failure?.message)
+                    $0.checkpoint()
+                }
+            } catch {
+                failure = failure ?? Self.userError(error)
+            }
+        } else if let reason = failure {
+            // Files without rows: the run stays `running`, which is what `verify --repair` looks
+            // for once this process (and its run lock) is gone; it records them and closes the run.
             failure = CamrollError(
                 reason.exitCode, reason.message + "; \(unrecorded) saved file(s) have no catalog row",
                 hint: "Run 'camroll verify --repair --db \(catalogPath)' once the catalog can be written: it records them.")

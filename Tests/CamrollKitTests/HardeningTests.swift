@@ -1,0 +1,281 @@
+@testable import CamrollKit
+import CTurboJPEG
+import Foundation
+import Testing
+
+/// The holes a hostile user found (never a trap, never a false pass, nothing saved lost), each
+/// reproduced as it was found, against the built binary and real files and catalogs.
+@Suite struct HardeningTests {
+    func snap(_ dir: TemporaryDirectory, _ arguments: [String], environment: [String: String] = [:]) throws -> CamrollBinary.Result {
+        try CamrollBinary.run(arguments + ["--db", dir.file("c.sqlite3")], environment: environment)
+    }
+
+    func thumbnailSize(_ dir: TemporaryDirectory) throws -> JPEGDecoder.Header {
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let thumbnail = try #require(try catalog.database.prepare("SELECT thumbnail FROM captures ORDER BY id DESC").stepBlob())
+        return try JPEGDecoder().decodeRGB(thumbnail).0
+    }
+
+    /// Once a trap (SIGILL) in the thumbnail code, the run left `running`.
+    @Test(arguments: [("4096x16", "160x120", 160, 1), ("4096x16", "8x8", 8, 1), ("3000x300", "8x8", 8, 1), ("16x4096", "160x120", 1, 120)])
+    func wideAndTallPicturesGetThumbnailsInsideTheirBox(size: String, box: String, width: Int, height: Int) throws {
+        let dir = try TemporaryDirectory()
+        let result = try snap(dir, ["-d", "pattern", "-r", size, "--thumbnail", box, "-o", dir.file("x.jpg")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try thumbnailSize(dir) == JPEGDecoder.Header(width: width, height: height))
+        // The same through file:, with the JPEG just saved.
+        let again = try snap(dir, ["-d", "file:" + dir.file("x.jpg"), "--thumbnail", box, "-o", dir.file("y.jpg")])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try thumbnailSize(dir) == JPEGDecoder.Header(width: width, height: height))
+    }
+
+    /// Once 240x135 for the 160x120 box.
+    @Test(arguments: [("1920x1080", "160x120", 160, 90), ("1920x1080", "320x240", 320, 180), ("640x480", "160x120", 160, 120),
+                      ("64x48", "160x120", 64, 48)])
+    func thumbnailsFitTheirBoxWithTheAspectKept(size: String, box: String, width: Int, height: Int) throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", size, "--thumbnail", box, "-o", dir.file("x.jpg")]).status == 0)
+        #expect(try thumbnailSize(dir) == JPEGDecoder.Header(width: width, height: height))
+    }
+
+    /// A 460-byte JPEG whose frame header claims 60000x60000 once asked for 10.8 GB and trapped.
+    @Test func aJPEGClaimingAHugeSizeIsRefusedBeforeDecoding() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file("small.jpg")]).status == 0)
+        var bytes = try fileBytes(dir.file("small.jpg"))
+        let sof = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        for offset in [sof + 5, sof + 7] {
+            bytes[offset] = UInt8(60000 >> 8)
+            bytes[offset + 1] = UInt8(60000 & 0xFF)
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: dir.file("huge.jpg")))
+        let result = try CamrollBinary.runProgram(
+            ["/usr/bin/prlimit", "--as=2000000000", "--", CamrollBinary.path, "-d", "file:" + dir.file("huge.jpg"),
+             "-o", dir.file("out.jpg"), "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("60000x60000 (3600 megapixels), over the limit of 100 megapixels"), "\(result.stderr)")
+        #expect(result.stderr.contains("--max-pixels"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out.jpg")))
+        // The limit is the user's to set.
+        let lowered = try snap(dir, ["-d", "file:" + dir.file("small.jpg"), "--max-pixels", "1000", "-o", dir.file("o2.jpg")])
+        #expect(lowered.status == 65 && lowered.stderr.contains("64x48"))
+    }
+
+    /// turbojpeg sizes its buffers with C ints; a worst case over 2 GB once trapped in Int32().
+    @Test func aPictureTooLargeToEncodeIsAnError() throws {
+        let encoder = try JPEGEncoder()
+        #expect(throws: CamrollError.self) { try encoder.ensureOutput(width: 26800, height: 26800, subsampling: TJSAMP_420) }
+        #expect(try encoder.ensureOutput(width: 640, height: 480, subsampling: TJSAMP_420) > 0)
+    }
+
+    /// `snap -o x.jpg; snap --overwrite -o x.jpg; delete --run 1` once removed run 2's file.
+    @Test func deletingAReplacedSaveKeepsTheFileThatReplacedIt() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file("x.jpg")]).status == 0)
+        #expect(try snap(dir, ["-d", "pattern", "-r", "128x96", "-o", dir.file("x.jpg"), "--overwrite"]).status == 0)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.rows("SELECT id, status FROM saves ORDER BY id", columns: 2) == [["1", "replaced"], ["2", "saved"]])
+        let delete = try CamrollBinary.run(["delete", "--run", "1", "--db", dir.file("c.sqlite3")])
+        #expect(delete.status == 66 && delete.stderr.contains("nothing to delete"))
+        #expect(try JPEGDecoder().header(of: fileBytes(dir.file("x.jpg"))) == JPEGDecoder.Header(width: 128, height: 96))
+        #expect(try catalog.text("SELECT status FROM saves WHERE id = 2") == "saved")
+        // Deleting run 2 removes the file, as asked.
+        #expect(try CamrollBinary.run(["delete", "--run", "2", "--db", dir.file("c.sqlite3")]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.jpg")))
+    }
+
+    /// A catalog written before the `replaced` state: the migration marks older rows, and delete
+    /// checks for a later owner of the path all the same.
+    @Test func deleteNeverRemovesAFileALaterSaveOwns() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file("x.jpg")]).status == 0)
+        #expect(try snap(dir, ["-d", "pattern", "-r", "128x96", "-o", dir.file("x.jpg"), "--overwrite"]).status == 0)
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("UPDATE saves SET status = 'saved'")  // as an older camroll left it
+        let delete = try CamrollBinary.run(["delete", "--run", "1", "--db", dir.file("c.sqlite3")])
+        #expect(delete.status == 0 && delete.stdout.contains("deleted 0 file(s)") && delete.stdout.contains("later save"), "\(delete.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("x.jpg")))
+        #expect(try database.scalarText("SELECT status FROM saves WHERE id = 1") == "replaced")
+    }
+
+    /// `verify /nonexistent.jpg` once said "verified 0 files" and exited 0.
+    @Test func verifyOfAPathNotInTheCatalogFails() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file("x.jpg")]).status == 0)
+        try Data("stranger".utf8).write(to: URL(fileURLWithPath: dir.file("stranger.jpg")))
+        for path in ["/nonexistent.jpg", dir.file("stranger.jpg")] {
+            let result = try CamrollBinary.run(["verify", path, "--db", dir.file("c.sqlite3")])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("\(path) is not in the catalog"), "\(result.stderr)")
+        }
+        let both = try CamrollBinary.run(["verify", dir.file("x.jpg"), "/nonexistent.jpg", "--db", dir.file("c.sqlite3")])
+        #expect(both.status == 1 && both.stdout.contains("1 ok"))
+        #expect(try CamrollBinary.run(["verify", dir.file("x.jpg"), "--db", dir.file("c.sqlite3")]).status == 0)
+    }
+
+    /// libjpeg-turbo cannot decode CMYK to RGB; a valid CMYK JPEG was refused as corrupt.
+    @Test func aCMYKJPEGIsSavedAndThumbnailed() throws {
+        let dir = try TemporaryDirectory()
+        let width = 96, height = 64
+        // Inverted CMYK, as Adobe writes it: C=255-R… a red-to-blue ramp.
+        var cmyk = [UInt8](repeating: 255, count: width * height * 4)
+        for y in 0..<height { for x in 0..<width { cmyk[(y * width + x) * 4] = UInt8(255 - x * 255 / width) } }
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        #expect(tjCompress2(handle, cmyk, Int32(width), 0, Int32(height), Int32(TJPF_CMYK.rawValue), &output, &size,
+                            Int32(TJSAMP_444.rawValue), 90, 0) == 0)
+        let jpeg = Array(UnsafeBufferPointer(start: output, count: Int(size)))
+        tjFree(output)
+        try Data(jpeg).write(to: URL(fileURLWithPath: dir.file("cmyk.jpg")))
+        #expect(try JPEGDecoder().header(of: jpeg).isCMYK)
+
+        let result = try snap(dir, ["-d", "file:" + dir.file("cmyk.jpg"), "-o", dir.file("saved.jpg")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try fileBytes(dir.file("saved.jpg")) == jpeg)
+        #expect(try thumbnailSize(dir) == JPEGDecoder.Header(width: 96, height: 64))
+        // Left edge: no cyan ink (C stored as 255) → red.
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let thumbnail = try #require(try catalog.database.prepare("SELECT thumbnail FROM captures").stepBlob())
+        let rgb = try JPEGDecoder().decodeRGB(thumbnail).1
+        #expect(rgb[0] > 200 && rgb[1] > 200, "first pixel \(rgb[0...2])")
+        let right = (96 - 1) * 3
+        #expect(rgb[right] < 40, "last pixel of the row \(rgb[right...(right + 2)])")
+    }
+
+    /// `--color never` once still coloured errors on a terminal; `--color always` added none in a pipe.
+    @Test func colorFollowsTheColorOption() throws {
+        let dir = try TemporaryDirectory()
+        var environment = ["NO_COLOR": ""]
+        let piped = try CamrollBinary.run(["-d", "pattern", "--color", "always", "-n", "0"], environment: environment)
+        #expect(piped.status == 64 && piped.stderr.contains("\u{1B}[1;31merror:"), "\(piped.stderr)")
+        let command = "\(CamrollBinary.path) -d pattern --color never -n 0"
+        environment["TERM"] = "xterm"
+        let onTerminal = try CamrollBinary.runProgram(["/usr/bin/script", "-qfec", command, "/dev/null"], environment: environment)
+        #expect(onTerminal.stdout.contains("camroll: error: invalid value '0'"), "\(onTerminal.stdout)")
+        #expect(!onTerminal.stdout.contains("\u{1B}["), "\(onTerminal.stdout)")
+        let auto = try CamrollBinary.runProgram(
+            ["/usr/bin/script", "-qfec", "\(CamrollBinary.path) -d pattern -n 0", "/dev/null"], environment: environment)
+        #expect(auto.stdout.contains("\u{1B}[1;31merror:"), "\(auto.stdout)")
+        let noColor = try CamrollBinary.runProgram(
+            ["/usr/bin/script", "-qfec", "\(CamrollBinary.path) -d pattern -n 0", "/dev/null"], environment: ["NO_COLOR": "1", "TERM": "xterm"])
+        #expect(!noColor.stdout.contains("\u{1B}["), "\(noColor.stdout)")
+        _ = dir
+    }
+
+    /// A valid 250-byte name once failed: the temporary name added ~20 bytes past NAME_MAX.
+    @Test func aLongValidFileNameIsSaved() throws {
+        let dir = try TemporaryDirectory()
+        let name = String(repeating: "é", count: 60) + String(repeating: "n", count: 126) + ".jpg"  // 250 bytes
+        #expect(name.utf8.count == 250)
+        let result = try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file(name)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try JPEGDecoder().header(of: fileBytes(dir.file(name))).width == 64)
+        #expect(AtomicFileWriter.temporaryName(for: Substring(name)).utf8.count <= 255)
+        let tooLong = try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file(String(repeating: "x", count: 256))])
+        #expect(tooLong.status == 73 && tooLong.stderr.contains("File name too long"), "\(tooLong.stderr)")
+    }
+
+    /// The catalog on a full file system: once exit 74 with no summary, the run left `running`,
+    /// files without rows. Now: saving stops at once, the summary says how many files have no
+    /// row, and `verify --repair` records them once there is room.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullCatalogDiskStopsTheRunAndRepairRecordsTheRest() throws {
+        let dir = try TemporaryDirectory()
+        let mountPoint = dir.file("catalog")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        let mount = try CamrollBinary.runProgram(["/bin/mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint])
+        try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
+        defer { _ = try? CamrollBinary.runProgram(["/bin/umount", mountPoint]) }
+        let catalogPath = mountPoint + "/c.sqlite3"
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48", "-n", "100000", "--thumbnail", "none", "-o", dir.file("out/{seq}.jpg"),
+             "--db", catalogPath, "--json"])
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.contains("no space left on device"), "\(result.stderr)")
+        #expect(result.stdout.contains("\"event\":\"summary\""), "no summary: \(result.stdout.suffix(300))")
+        let files = dir.files(in: "out")
+        #expect(files.count < 100000)
+
+        _ = try CamrollBinary.runProgram(["/bin/mount", "-o", "remount,size=64m", mountPoint])
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", catalogPath])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        let catalog = try CatalogReader(catalogPath)
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == files.count, "\(repair.stdout)")
+        #expect(try catalog.int("SELECT count(*) FROM runs WHERE status = 'running'") == 0)
+        #expect(try catalog.text("PRAGMA integrity_check") == "ok")
+    }
+
+    /// Smaller ones, each once wrong.
+    @Test func smallerHoles() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-n", "3", "-o", dir.file("out/{seq}.jpg")]).status == 0)
+        let db = ["--db", dir.file("c.sqlite3")]
+
+        // A global option before the command.
+        let list = try CamrollBinary.run(["--json", "list"] + db)
+        #expect(list.status == 0 && list.stdout.hasPrefix("[{"), "\(list.stderr)")
+        // Conflicts are said, not resolved silently.
+        #expect(try CamrollBinary.run(["list", "--json", "--csv"] + db).stderr.contains("cannot be used together"))
+        #expect(try CamrollBinary.run(["--quiet", "--json", "-d", "pattern"] + db).status == 64)
+        let two = try CamrollBinary.run(["delete", "--save", "2", "--run", "1"] + db)
+        #expect(two.status == 64 && two.stderr.contains("give only one of --save, --capture and --run"))
+        // --db naming a directory.
+        let directory = try CamrollBinary.run(["-d", "pattern", "-o", dir.file("y.jpg"), "--db", dir.path])
+        #expect(directory.status == 73 && directory.stderr.contains("is a directory"), "\(directory.stderr)")
+
+        // Files already missing are not counted as deleted.
+        try FileManager.default.removeItem(atPath: dir.file("out/2.jpg"))
+        let delete = try CamrollBinary.run(["delete", "--run", "1"] + db)
+        #expect(delete.status == 0)
+        #expect(delete.stdout.contains("deleted 2 file(s)") && delete.stdout.contains("1 were already missing"), "\(delete.stdout)")
+
+        // `~/` is the home directory, as a shell would expand it.
+        let home = try TemporaryDirectory()
+        let tilde = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", "~/t.jpg"] + db, environment: ["HOME": home.path])
+        #expect(tilde.status == 0 && FileManager.default.fileExists(atPath: home.file("t.jpg")), "\(tilde.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: FileManager.default.currentDirectoryPath + "/~"))
+
+        // xdg-user-dirs' pictures directory, from $XDG_CONFIG_HOME/user-dirs.dirs.
+        try FileManager.default.createDirectory(atPath: home.file("config"), withIntermediateDirectories: true)
+        try Data("# written by xdg-user-dirs-update\nXDG_PICTURES_DIR=\"$HOME/Bilder\"\n".utf8)
+            .write(to: URL(fileURLWithPath: home.file("config/user-dirs.dirs")))
+        let xdg = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48"] + db, environment: ["HOME": home.path, "XDG_CONFIG_HOME": home.file("config"), "XDG_PICTURES_DIR": ""])
+        #expect(xdg.status == 0, "\(xdg.stderr)")
+        #expect(home.files(in: "Bilder/camroll", suffix: ".jpg").count == 1)
+
+        // An empty HOME is no home: never /Pictures.
+        #expect(try UserDirectories.home(environment: ["HOME": ""]) != "")
+        #expect(try UserDirectories.pictures(environment: ["HOME": ""]) != "/Pictures")
+        #expect(try UserDirectories.expandingTilde("~/a/b.jpg", environment: ["HOME": "/h"]) == "/h/a/b.jpg")
+    }
+
+    /// Catalog-wide stats once divided by the wall time from the first run to the last.
+    @Test func statsCountsOnlyTheRunsOwnTime() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-n", "50", "-o", dir.file("a/{seq}.jpg")]).status == 0)
+        let database = try Database(path: dir.file("c.sqlite3"))
+        // A second run a day later.
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-n", "50", "-o", dir.file("b/{seq}.jpg")]).status == 0)
+        try database.execute("UPDATE saves SET saved_at = strftime('%Y-%m-%dT%H:%M:%fZ', saved_at, '+1 day') WHERE capture_id = 2")
+        let stats = try CamrollBinary.run(["stats", "--json", "--db", dir.file("c.sqlite3")])
+        let object = try #require(JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        let rate = try #require(object["saves_per_s"] as? Double)
+        #expect(rate > 100, "100 saves over a day's gap: \(rate)/s")
+    }
+
+    /// A live progress line longer than the terminal once wrapped, a new line every redraw.
+    @Test func theLiveProgressLineFitsANarrowTerminal() throws {
+        let dir = try TemporaryDirectory()
+        let command = "stty cols 40; \(CamrollBinary.path) -d pattern -r 320x240 -n 3000 -o \(dir.file("{seq}.jpg")) --db \(dir.file("c.sqlite3"))"
+        let result = try CamrollBinary.runProgram(["/usr/bin/script", "-qfec", command, "/dev/null"])
+        #expect(result.status == 0)
+        let redraws = result.stdout.components(separatedBy: "\r\u{1B}[2K").dropFirst()
+        #expect(!redraws.isEmpty)
+        for redraw in redraws.dropLast() {
+            #expect(redraw.count < 40, "\(redraw.count) columns: \(redraw)")
+        }
+    }
+}

@@ -8,7 +8,7 @@ VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release demo test unit-test vm-test bench deps test-deps vm-deps clean
+.PHONY: all build release demo test unit-test vm-test interrupt fuzz bench deps test-deps vm-deps clean
 
 all: build
 
@@ -46,11 +46,26 @@ demo: release
 	@sqlite3 -header -column '$(DEMO_DIR)/catalog.sqlite3' \
 		"SELECT s.seq, s.path, s.bytes, s.xxh128, s.duration_us FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = (SELECT max(id) FROM runs)" 2>/dev/null || true
 
-# Everything CI runs: the Swift test suites, then the real-kernel suite in qemu.
-test: unit-test vm-test
+# Everything CI runs: the Swift test suites, interruptions with repair, every fuzz target for
+# a minute, then the real-kernel suite in qemu.
+test: unit-test
+	$(MAKE) interrupt ROUNDS=56
+	$(MAKE) fuzz FUZZ_SECONDS=60
+	$(MAKE) vm-test
 
 unit-test: test-deps
 	swift test
+
+# Random SIGINT/SIGTERM/SIGKILL/double-SIGINT/start-up/delete interruptions, then verify --repair:
+# every disagreement between catalog and disk counted before and after (all 0 after).
+ROUNDS ?= 500
+interrupt: build
+	python3 Tests/interrupt/interrupt.py --rounds $(ROUNDS)
+
+# libFuzzer over the MJPEG/JPEG/template/argument/value parsers, FUZZ_SECONDS a target.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	Fuzz/run $(FUZZ_SECONDS)
 
 vm-test: vm-deps
 	Tests/vm/run-suite

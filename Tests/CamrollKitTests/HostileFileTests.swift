@@ -15,18 +15,18 @@ import Testing
         let dir = try TemporaryDirectory()
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.path)
         try Data("secret\n".utf8).write(to: URL(fileURLWithPath: dir.file("victim")))
+        // The attacker ('nobody') owns the output directory (not sticky: the kernel's
+        // protected_symlinks would not help) and plants, in one process, links for every pid the
+        // next processes may get, at the old predictable temporary name.
         let out = dir.file("out")
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: false)
-        try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: out)
-        // The attacker ('nobody') plants links for every pid the next processes may get, in the
-        // old naming and in the shape of the new one.
-        let nextPid = Int(getpid())
-        var plant = ""
-        for pid in nextPid..<(nextPid + 400) {
-            plant += "ln -s \(dir.file("victim")) \(out)/.1.jpg.camroll-\(pid).tmp 2>/dev/null; "
-        }
-        let planted = try CamrollBinary.runProgram(Self.asNobody + ["/bin/sh", "-c", plant])
-        #expect(planted.status == 0)
+        #expect(chown(out, 65534, 65534) == 0)
+        let lastPid = try String(contentsOfFile: "/proc/sys/kernel/ns_last_pid", encoding: .utf8)
+        let nextPid = try #require(Int(lastPid.trimmingCharacters(in: .whitespacesAndNewlines))) + 1
+        let plant = "import os\nfor pid in range(\(nextPid), \(nextPid + 3000)):\n"
+            + "    os.symlink('\(dir.file("victim"))', '\(out)/.1.jpg.camroll-%d.tmp' % pid)\n"
+        let planted = try CamrollBinary.runProgram(Self.asNobody + ["/usr/bin/python3", "-c", plant])
+        #expect(planted.status == 0, "\(planted.stderr)")
         for _ in 0..<20 {
             let result = try CamrollBinary.run(["snap", "-d", "pattern", "-r", "64x48", "-o", out + "/1.jpg", "--overwrite",
                                                 "--db", dir.file("c.db")])

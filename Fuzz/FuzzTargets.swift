@@ -1,0 +1,75 @@
+// libFuzzer targets over camroll's parsers, compiled together with CamrollKit's sources into one
+// instrumented binary (see Fuzz/build). CAMROLL_FUZZ_TARGET picks the target:
+//   mjpeg      MJPEG marker parsing and Huffman-table insertion, then a decode of the result
+//   jpeg       `file:` validation: header, decode limit, full decode, thumbnail
+//   template   the -o template: parse, render, the repair pattern
+//   arguments  the argument parsers of snap and the catalog and device commands (NUL-separated)
+//   values     duration, size, integer, resolution and device parsing
+import Foundation
+
+enum FuzzTarget: String {
+    case mjpeg, jpeg, template, arguments, values
+
+    static let current: FuzzTarget = {
+        let name = ProcessInfo.processInfo.environment["CAMROLL_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            FileHandle.standardError.write(Data("set CAMROLL_FUZZ_TARGET to mjpeg, jpeg, template, arguments or values\n".utf8))
+            exit(2)
+        }
+        // What a hostile file may make camroll decode, kept small so a run stays within memory.
+        JPEGDecoder.maxPixels = 4_000_000
+        return target
+    }()
+}
+
+nonisolated(unsafe) private let decoder = try? JPEGDecoder()
+nonisolated(unsafe) private let encoder = try? JPEGEncoder()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    switch FuzzTarget.current {
+    case .mjpeg:
+        if let jpeg = try? MJPEGFrame.jpeg(from: bytes) {
+            _ = try? decoder?.decodeRGB(jpeg)
+        }
+    case .jpeg:
+        guard let decoder, let encoder else { return 0 }
+        if (try? decoder.decodeRGB(bytes)) != nil {
+            let box = Resolution(width: 8 + Int(bytes.last ?? 0) % 200, height: 8 + Int(bytes.first ?? 0) % 200)
+            _ = try? Thumbnail.make(from: bytes, fitting: box, encoder: encoder)
+        }
+    case .template:
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let template = try? OutputTemplate(text) {
+            let values = OutputTemplate.Values(
+                seq: size, seqWidth: size % 20, run: 1, frame: 2, frameWidth: 3, time: Date(timeIntervalSince1970: Double(size) * 1e7))
+            _ = template.render(values)
+            _ = try? NSRegularExpression(pattern: template.pathPattern(run: 7))
+            _ = template.fixedDirectory
+            _ = template.depthBelowFixedDirectory
+            _ = template.namesEachSave
+        }
+    case .arguments:
+        var arguments = bytes.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        _ = GlobalOptions.colorMode(in: arguments)
+        _ = GlobalOptions.leading(&arguments)
+        _ = try? SnapOptions.parse(arguments)
+        for command in ["list", "show", "verify", "delete", "stats"] {
+            _ = try? CatalogCommands(command: command, arguments: arguments, environment: [:])
+        }
+        for command in ["devices", "formats", "check", "controls"] {
+            _ = try? DeviceCommands(command: command, arguments: arguments, environment: [:])
+        }
+    case .values:
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = try? ValueParser.duration(text, option: "--interval")
+        _ = try? ValueParser.size(text, option: "--max-bytes")
+        _ = try? ValueParser.integer(text, option: "-n", range: 1...SnapOptions.maxCount)
+        _ = Resolution(parsing: text)
+        _ = try? DeviceChoice(parsing: text)
+        _ = PixelFormatName.parse(text)
+        _ = UserDirectories.userDirsEntry("XDG_PICTURES_DIR", in: text, home: "/home/u")
+    }
+    return 0
+}

@@ -33,6 +33,9 @@ public final class JPEGEncoder {
 
     /// Encodes YUYV (straight to planar 4:2:2, never through RGB), planar YUV 4:2:0 or RGB24.
     public func encode(_ frame: Frame, quality: Int) throws -> EncodedImage {
+        guard frame.width > 0, frame.height > 0, !frame.bytes.isEmpty else {
+            throw CamrollError(.dataError, "empty \(frame.width)x\(frame.height) frame: nothing to encode")
+        }
         let bytes: [UInt8]
         switch frame.format {
         case .yuyv: bytes = try encodeYUYV(frame, quality: quality)

@@ -8,7 +8,7 @@ PID namespace while `verify --repair` runs — over pattern runs at 1280x720 or 
 --fsync, some with --stamp, some with two writers sharing one catalog. After the interruption it
 counts every disagreement between catalog and disk, runs `verify --repair`, and counts again.
 
-    Tests/interrupt/interrupt.py [--rounds N] [--binary PATH] [--seed S]
+    Tests/interrupt/interrupt.py [--rounds N] [--binary PATH] [--seed S] [--scenario NAME]
 
 Exit status 0 only when, after repair, every count is zero in every round, and every signalled
 process ended as it must (130 for SIGINT, 143 for SIGTERM, never carrying on).
@@ -195,13 +195,17 @@ class Rounds:
         self.expect_exit(scenario, process, {130})
         self.repair_and_count(scenario, catalog, [out])
 
-    def run(self, rounds, rng):
+    def run(self, rounds, rng, only=None):
         scenarios = [("SIGINT", self.signal_during_snap), ("SIGTERM", self.signal_during_snap),
                      ("SIGKILL", self.signal_during_snap), ("double SIGINT", self.signal_during_snap),
                      ("start-up signal", self.signal_at_start_up), ("delete SIGINT", self.signal_during_delete),
                      ("delete SIGKILL", self.signal_during_delete)]
         if self.can_unshare:
             scenarios.append(("writer in a PID namespace", self.repair_beside_writer_in_pid_namespace))
+        if only:
+            scenarios = [(name, action) for name, action in scenarios if name == only]
+            if not scenarios:
+                sys.exit(f"no scenario '{only}'")
         for index in range(rounds):
             scenario, action = scenarios[index % len(scenarios)]
             directory = tempfile.mkdtemp(dir=self.work)
@@ -234,6 +238,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser.add_argument("--binary", default=os.path.join(here, "..", "..", ".build", "debug", "camroll"))
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--scenario", help="run only this one, e.g. 'start-up signal'")
     arguments = parser.parse_args()
     seed = arguments.seed if arguments.seed is not None else random.randrange(1 << 30)
     print(f"seed {seed}, {arguments.rounds} rounds, {os.path.abspath(arguments.binary)}")
@@ -241,7 +246,7 @@ def main():
     try:
         rounds = Rounds(os.path.abspath(arguments.binary), work)
         began = time.time()
-        rounds.run(arguments.rounds, random.Random(seed))
+        rounds.run(arguments.rounds, random.Random(seed), arguments.scenario)
         ok = rounds.report()
         print(f"{time.time() - began:.0f} s")
     finally:

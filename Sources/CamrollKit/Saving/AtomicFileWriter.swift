@@ -84,13 +84,14 @@ public final class AtomicFileWriter {
         let directoryFD = self.directoryFD
 
         var temporary = Self.temporaryName(for: name)
-        var fd: Int32 = -1
-        for _ in 0..<3 {
-            fd = try gate.create(directoryFD: directoryFD, name: temporary)
-            if fd >= 0 || errno != EEXIST { break }
+        var (fd, openErrno) = try gate.create(directoryFD: directoryFD, name: temporary)
+        for _ in 0..<2 where fd < 0 && openErrno == EEXIST {
             temporary = Self.temporaryName(for: name)  // someone else's file: never opened, never followed
+            (fd, openErrno) = try gate.create(directoryFD: directoryFD, name: temporary)
         }
-        if fd < 0 { throw Self.userError(SystemError("open", path: directory + "/" + temporary), path: path) }
+        if fd < 0 {
+            throw Self.userError(SystemError("open", path: directory + "/" + temporary, errno: openErrno), path: path)
+        }
         var named = false
         defer {
             if !named { unlinkat(directoryFD, temporary, 0) }
@@ -231,18 +232,17 @@ public final class WriteGate: Sendable {
     struct Stopped: Error {}
 
     /// Creates the temporary file and records its name under the lock: `stop` either sees the
-    /// file or runs before it can be created. -1 with errno on failure.
-    func create(directoryFD: Int32, name: String) throws -> Int32 {
+    /// file or runs before it can be created. The descriptor, or -1 and the open's errno.
+    func create(directoryFD: Int32, name: String) throws -> (fd: Int32, errno: Int32) {
         try state.withLock { state in
             if state.stopped { throw Stopped() }
             let fd = retryingOnInterrupt {
                 openat(directoryFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             }
-            if fd >= 0 {
-                state.directoryFD = directoryFD
-                state.temporary = name
-            }
-            return fd
+            guard fd >= 0 else { return (-1, errno) }
+            state.directoryFD = directoryFD
+            state.temporary = name
+            return (fd, 0)
         }
     }
 

@@ -163,11 +163,11 @@ public final class BatchSaver {
             let pieces = plan.stamp
                 ? [UnsafeRawBufferPointer(rebasing: jpeg[0..<2]), commentBytes, UnsafeRawBufferPointer(rebasing: jpeg[2...])]
                 : [jpeg]
+            let size = jpeg.count + commentBytes.count
+            let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
             let savedAt = Date()
             let begin = monotonicMicroseconds()
             if state.previousSaveEnd == 0 { state.previousSaveEnd = begin }
-            let size = jpeg.count + commentBytes.count
-            let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
             var end = 0
             let saved = try writer.write(pieces, to: path) { saved in
                 end = monotonicMicroseconds()

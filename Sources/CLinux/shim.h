@@ -8,10 +8,18 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+/* The file of the shared library that holds `symbol` (for --version), or NULL. */
+static inline const char *clinux_library_of(const void *symbol) {
+    Dl_info info;
+    if (dladdr(symbol, &info) == 0) return NULL;
+    return info.dli_fname;
+}
 
 /* The width of the terminal on fd in columns, or 0 when it is not a terminal or will not say. */
 static inline int clinux_terminal_columns(int fd) {

@@ -41,6 +41,29 @@ struct ArgumentScanner {
         return nil
     }
 
+    enum Parsed {
+        /// The option, its value, and the name as typed (`-n` or `--count`), for messages.
+        case option(OptionSpec, value: String?, typed: String)
+        case positional(String)
+    }
+
+    /// The next option of `command` (looked up in the command table, with the global options)
+    /// with its value, or a positional argument. An option the table does not have for this
+    /// command is a usage error.
+    mutating func next(in command: CommandSpec) throws -> Parsed? {
+        guard let token = next() else { return nil }
+        switch token {
+        case .positional(let word): return .positional(word)
+        case .option(let name, let inline):
+            guard let option = command.option(named: name) else { throw usageError("unknown option '\(name)'") }
+            if !option.takesValue {
+                if inline != nil { throw usageError("'\(name)' takes no value") }
+                return .option(option, value: nil, typed: name)
+            }
+            return .option(option, value: try value(for: name, inline: inline), typed: name)
+        }
+    }
+
     /// The value of option `name`: inline, or the next argument.
     mutating func value(for name: String, inline: String?) throws -> String {
         if let inline { return inline }

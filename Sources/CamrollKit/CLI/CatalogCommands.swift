@@ -13,7 +13,10 @@ struct CatalogCommands {
     var repair = false
     var force = false
     var csv = false
+    var limit: Int?
     let console: Console
+    /// `show last`, `show --capture last`: the newest, resolved once the catalog is open.
+    static let last = -1
     let environment: [String: String]
 
     init(command: String, arguments: [String], environment: [String: String]) throws {
@@ -22,25 +25,28 @@ struct CatalogCommands {
         var scanner = ArgumentScanner(arguments, command: command)
         var global = GlobalOptions()
         var positionals: [String] = []
-        while let token = scanner.next() {
-            if try global.parse(token, &scanner) { continue }
-            switch token {
+        let spec = CommandTable.command(command) ?? CommandTable.list
+        while let parsed = try scanner.next(in: spec) {
+            switch parsed {
             case .positional(let word): positionals.append(word)
-            case .option(let name, let inline):
+            case .option(let option, let given, let typed):
+                if try global.apply(option, value: given, scanner) { continue }
+                let value = given ?? ""
                 func id() throws -> Int {
-                    try ValueParser.integer(scanner.value(for: name, inline: inline), option: name, range: 1...Int.max)
+                    try ValueParser.integer(value, option: typed, range: 1...Int.max)
                 }
-                switch (name, command) {
-                case ("-h", _), ("--help", _): throw HelpRequest(command: command)
-                case ("--db", _): database = try scanner.value(for: name, inline: inline)
-                case ("--run", "list"), ("--run", "verify"), ("--run", "stats"), ("--run", "delete"), ("--run", "show"):
-                    runID = try id()
-                case ("--capture", "delete"), ("--capture", "show"): captureID = try id()
-                case ("--save", "delete"): saveID = try id()
-                case ("--repair", "verify"): repair = true
-                case ("--force", "delete"): force = true
-                case ("--csv", "list"): csv = true
-                default: throw scanner.usageError("unknown option '\(name)'")
+                switch option.id {
+                case "--help": throw HelpRequest(command: command)
+                case "--db": database = value
+                case "--run": runID = value == "last" ? Self.last : try id()
+                case "--capture":
+                    captureID = value == "last" && command == "show" ? Self.last : try id()
+                case "--save": saveID = try id()
+                case "--limit": limit = try ValueParser.integer(value, option: typed, range: 1...Int.max)
+                case "--repair": repair = true
+                case "--force": force = true
+                case "--csv": csv = true
+                default: throw CommandTable.unhandled(option, in: command)
                 }
             }
         }
@@ -51,8 +57,12 @@ struct CatalogCommands {
         case "show":
             guard positionals.count <= 1 else { throw scanner.usageError("'show' takes one run ID") }
             if let word = positionals.first {
-                guard let id = Int(word), id > 0 else { throw scanner.usageError("invalid run ID '\(word)'") }
-                runID = id
+                if word == "last" {
+                    runID = Self.last
+                } else {
+                    guard let id = Int(word), id > 0 else { throw scanner.usageError("invalid run ID '\(word)'") }
+                    runID = id
+                }
             }
             guard (runID != nil) != (captureID != nil) else {
                 throw scanner.usageError("say which: 'camroll show RUN_ID' or 'camroll show --capture ID'")
@@ -82,6 +92,19 @@ struct CatalogCommands {
         let writes = command == "delete" || (command == "verify" && repair)
         let catalog = try Catalog(path: path, readOnly: !writes)
         defer { catalog.checkpoint() }
+        var resolved = self
+        if runID == Self.last {
+            resolved.runID = try catalog.userErrors { try catalog.database.prepare("SELECT max(id) FROM runs").stepInt() }
+            guard resolved.runID != nil else { throw CamrollError(.noInput, "no runs in \(catalog.path)") }
+        }
+        if captureID == Self.last {
+            resolved.captureID = try catalog.userErrors { try catalog.database.prepare("SELECT max(id) FROM captures").stepInt() }
+            guard resolved.captureID != nil else { throw CamrollError(.noInput, "no captures in \(catalog.path)") }
+        }
+        return try resolved.dispatch(catalog)
+    }
+
+    private func dispatch(_ catalog: Catalog) throws -> ExitCode {
         if let runID, try catalog.userErrors({ try catalog.database.prepare("SELECT 1 FROM runs WHERE id = ?").bind(.int(runID)).stepInt() }) == nil {
             throw CamrollError(.noInput, "no run \(runID) in \(catalog.path)", hint: "'camroll list' shows the runs.")
         }
@@ -96,12 +119,14 @@ struct CatalogCommands {
 
     // MARK: list
 
+    private var limitClause: String { limit.map { " LIMIT \($0)" } ?? "" }
+
     private func list(_ catalog: Catalog) throws -> ExitCode {
         let table: Table
         if let run = runID {
             table = try Table.query(catalog.database, """
                 SELECT s.id, s.seq, s.path, s.bytes, s.xxh128, s.saved_at, s.duration_us, s.synced, s.status
-                FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = \(run) ORDER BY s.seq, s.id
+                FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = \(run) ORDER BY s.seq, s.id\(limitClause)
                 """)
         } else {
             table = try Table.query(catalog.database, """
@@ -113,7 +138,7 @@ struct CatalogCommands {
                 FROM runs r
                 LEFT JOIN captures c ON c.run_id = r.id
                 LEFT JOIN saves s ON s.capture_id = c.id AND s.status = 'saved'
-                GROUP BY r.id ORDER BY r.id DESC
+                GROUP BY r.id ORDER BY r.id DESC\(limitClause)
                 """)
         }
         if global.json {

@@ -3,9 +3,7 @@ import Foundation
 /// The command line: parses argv, runs a command, turns every error into a message and an
 /// exit status. Nothing here traps on bad input.
 public enum CommandLineTool {
-    static let subcommands = [
-        "snap", "devices", "formats", "check", "controls", "list", "show", "verify", "delete", "stats", "help",
-    ]
+    static var subcommands: [String] { CommandTable.commands.map(\.name) }
 
     public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
         signal(SIGPIPE, SIG_IGN)
@@ -15,10 +13,15 @@ public enum CommandLineTool {
         var rest = Array(arguments.dropFirst())
         let console = Console(colorMode: GlobalOptions.colorMode(in: rest), environment: environment)
         let leadingGlobals = GlobalOptions.leading(&rest)
+        // With --json, an error is also a JSON object on stdout, for scripts that read only that.
+        let jsonErrors = arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
         do {
             if rest.first == "--version" {
-                console.out(Help.version + "\n")
+                console.out(Versions.text)
                 return .success
+            }
+            if let first = rest.first, first.hasPrefix("__") {
+                return try Generated.run(first, arguments: Array(rest.dropFirst()), console: console, environment: environment)
             }
             if rest == ["-h"] || rest == ["--help"] { throw HelpRequest(command: nil) }
             var command = "snap"
@@ -49,15 +52,19 @@ public enum CommandLineTool {
         } catch let help as HelpRequest {
             console.out(Help.text(for: help.command))
             return .success
-        } catch let error as CamrollError {
-            console.error(error.message, hint: error.hint)
-            return error.exitCode
-        } catch let error as DatabaseError {
-            console.error("catalog: \(error.message)")
-            return .failure
         } catch {
-            console.error("\(error)")
-            return .failure
+            let failure = (error as? CamrollError)
+                ?? CamrollError(.failure, (error as? DatabaseError).map { "catalog: \($0.message)" } ?? "\(error)")
+            console.error(failure.message, hint: failure.hint)
+            if jsonErrors { console.out(jsonError(failure)) }
+            return failure.exitCode
         }
+    }
+
+    /// `{"event":"error","message":…,"hint":…,"exit":N}` and a newline.
+    static func jsonError(_ failure: CamrollError) -> String {
+        var object: [String: Any] = ["event": "error", "message": failure.message, "exit": Int(failure.exitCode.rawValue)]
+        if let hint = failure.hint { object["hint"] = hint }
+        return JSONLine.encode(object)
     }
 }

@@ -13,23 +13,23 @@ struct DeviceCommands {
         var scanner = ArgumentScanner(arguments, command: command)
         var global = GlobalOptions()
         var device: String?
-        while let token = scanner.next() {
-            if try global.parse(token, &scanner) { continue }
-            switch token {
+        let spec = CommandTable.command(command) ?? CommandTable.devices
+        while let parsed = try scanner.next(in: spec) {
+            switch parsed {
             case .positional(let word):
                 throw scanner.usageError("unexpected argument '\(word)'")
-            case .option(let name, let inline):
-                switch name {
-                case "-h", "--help": throw HelpRequest(command: command)
-                case "-d", "--device":
-                    guard command != "devices" else { throw scanner.usageError("unknown option '\(name)'") }
-                    let text = try scanner.value(for: name, inline: inline)
+            case .option(let option, let value, _):
+                if try global.apply(option, value: value, scanner) { continue }
+                switch option.id {
+                case "--help": throw HelpRequest(command: command)
+                case "--device":
+                    let text = value ?? ""
                     guard case .camera(let path) = try DeviceChoice(parsing: text) else {
                         throw CamrollError.usage("'\(command)' needs a camera, not '\(text)'")
                     }
                     device = path
                 default:
-                    throw scanner.usageError("unknown option '\(name)'")
+                    throw CommandTable.unhandled(option, in: command)
                 }
             }
         }

@@ -60,6 +60,7 @@ struct SnapCommand {
         }
         if let failure {
             console.error(failure.message, hint: failure.hint)
+            if options.global.json { console.out(CommandLineTool.jsonError(failure)) }
             return failure.exitCode
         }
         if summary.status == .cancelled {

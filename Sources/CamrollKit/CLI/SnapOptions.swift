@@ -58,79 +58,68 @@ public struct SnapOptions: Sendable {
     static func parse(_ arguments: [String]) throws -> SnapOptions {
         var options = SnapOptions()
         var scanner = ArgumentScanner(arguments, command: "snap")
-        while let token = scanner.next() {
-            if try options.global.parse(token, &scanner) { continue }
-            switch token {
-            case .positional(let word):
-                throw scanner.usageError("unexpected argument '\(word)'")
-            case .option(let name, let inline):
-                func value() throws -> String { try scanner.value(for: name, inline: inline) }
-                switch name {
-                case "-h", "--help": throw HelpRequest(command: "snap")
-                case "-d", "--device": options.device = try DeviceChoice(parsing: value())
-                case "-n", "--count":
-                    options.count = try ValueParser.integer(value(), option: name, range: 1...maxCount)
-                case "-o", "--output": options.output = try value()
-                case "-r", "--resolution":
-                    let text = try value()
-                    guard let resolution = Resolution(parsing: text),
-                          (1...16384).contains(resolution.width), (1...16384).contains(resolution.height)
-                    else {
-                        throw scanner.usageError("invalid resolution '\(text)': expected WIDTHxHEIGHT, e.g. 1280x720")
-                    }
-                    options.resolution = resolution
-                case "-f", "--format":
-                    let text = try value().lowercased()
-                    guard text == "auto" || PixelFormatName.parse(text) != nil else {
-                        throw scanner.usageError(
-                            "invalid format '\(text)': expected auto, mjpeg, yuyv or a fourcc such as NV12")
-                    }
-                    options.format = text
-                case "--fps":
-                    let text = try value()
-                    guard let fps = Double(text), fps > 0, fps <= 1000 else {
-                        throw scanner.usageError("invalid value '\(text)' for '--fps': expected a rate above 0, e.g. 30")
-                    }
-                    options.fps = fps
-                case "-q", "--quality":
-                    options.quality = try ValueParser.integer(value(), option: name, range: 1...100)
-                case "--skip": options.skip = try ValueParser.integer(value(), option: name, range: 0...10_000)
-                case "--frames":
-                    options.frames = try ValueParser.integer(value(), option: name, range: 1...maxCount)
-                case "--interval": options.intervalMicroseconds = try ValueParser.duration(value(), option: name)
-                case "--timeout":
-                    options.timeoutMicroseconds = try ValueParser.duration(value(), option: name)
-                    guard options.timeoutMicroseconds > 0 else { throw scanner.usageError("'--timeout' must be above 0") }
-                case "--fsync": options.fsync = true
-                case "--stamp": options.stamp = true
-                case "--overwrite": options.overwrite = true
-                case "--max-bytes": options.maxBytes = try ValueParser.size(value(), option: name)
-                case "--max-pixels":
-                    options.maxPixels = try ValueParser.integer(value(), option: name, range: 1...100_000_000_000)
-                case "--thumbnail":
-                    let text = try value()
-                    if ["none", "off", "no"].contains(text.lowercased()) {
-                        options.thumbnail = nil
-                    } else {
-                        guard let box = Resolution(parsing: text), (8...1024).contains(box.width), (8...1024).contains(box.height) else {
-                            throw scanner.usageError("invalid value '\(text)' for '--thumbnail': expected WxH from 8x8 to 1024x1024, or none")
-                        }
-                        options.thumbnail = box
-                    }
-                case "--db": options.database = try value()
-                case "--set":
-                    let text = try value()
-                    let parts = text.split(separator: "=", maxSplits: 1)
-                    guard parts.count == 2, !parts[0].isEmpty else {
-                        throw scanner.usageError("invalid value '\(text)' for '--set': expected NAME=VALUE, e.g. brightness=128")
-                    }
-                    options.controls.append((String(parts[0]), String(parts[1])))
-                default:
-                    throw scanner.usageError("unknown option '\(name)'")
+        while let parsed = try scanner.next(in: CommandTable.snap) {
+            guard case .option(let option, let given, let typed) = parsed else {
+                if case .positional(let word) = parsed { throw scanner.usageError("unexpected argument '\(word)'") }
+                continue
+            }
+            if try options.global.apply(option, value: given, scanner) { continue }
+            let name = typed
+            let value = given ?? ""
+            switch option.id {
+            case "--help": throw HelpRequest(command: "snap")
+            case "--device": options.device = try DeviceChoice(parsing: value)
+            case "--count": options.count = try ValueParser.integer(value, option: name, range: 1...maxCount)
+            case "--output": options.output = value
+            case "--resolution":
+                guard let resolution = Resolution(parsing: value),
+                      (1...16384).contains(resolution.width), (1...16384).contains(resolution.height)
+                else {
+                    throw scanner.usageError("invalid resolution '\(value)': expected WIDTHxHEIGHT, e.g. 1280x720")
                 }
-                if inline != nil, ["--fsync", "--stamp", "--overwrite"].contains(name) {
-                    throw scanner.usageError("'\(name)' takes no value")
+                options.resolution = resolution
+            case "--format":
+                let text = value.lowercased()
+                guard text == "auto" || PixelFormatName.parse(text) != nil else {
+                    throw scanner.usageError(
+                        "invalid format '\(text)': expected auto, mjpeg, yuyv or a fourcc such as NV12")
                 }
+                options.format = text
+            case "--fps":
+                guard let fps = Double(value), fps > 0, fps <= 1000 else {
+                    throw scanner.usageError("invalid value '\(value)' for '--fps': expected a rate above 0, e.g. 30")
+                }
+                options.fps = fps
+            case "--quality": options.quality = try ValueParser.integer(value, option: name, range: 1...100)
+            case "--skip": options.skip = try ValueParser.integer(value, option: name, range: 0...10_000)
+            case "--frames": options.frames = try ValueParser.integer(value, option: name, range: 1...maxCount)
+            case "--interval": options.intervalMicroseconds = try ValueParser.duration(value, option: name)
+            case "--timeout":
+                options.timeoutMicroseconds = try ValueParser.duration(value, option: name)
+                guard options.timeoutMicroseconds > 0 else { throw scanner.usageError("'--timeout' must be above 0") }
+            case "--fsync": options.fsync = true
+            case "--stamp": options.stamp = true
+            case "--overwrite": options.overwrite = true
+            case "--max-bytes": options.maxBytes = try ValueParser.size(value, option: name)
+            case "--max-pixels": options.maxPixels = try ValueParser.integer(value, option: name, range: 1...100_000_000_000)
+            case "--thumbnail":
+                if ["none", "off", "no"].contains(value.lowercased()) {
+                    options.thumbnail = nil
+                } else {
+                    guard let box = Resolution(parsing: value), (8...1024).contains(box.width), (8...1024).contains(box.height) else {
+                        throw scanner.usageError("invalid value '\(value)' for '--thumbnail': expected WxH from 8x8 to 1024x1024, or none")
+                    }
+                    options.thumbnail = box
+                }
+            case "--db": options.database = value
+            case "--set":
+                let parts = value.split(separator: "=", maxSplits: 1)
+                guard parts.count == 2, !parts[0].isEmpty else {
+                    throw scanner.usageError("invalid value '\(value)' for '--set': expected NAME=VALUE, e.g. brightness=128")
+                }
+                options.controls.append((String(parts[0]), String(parts[1])))
+            default:
+                throw CommandTable.unhandled(option, in: "snap")
             }
         }
         try options.global.validate(scanner)

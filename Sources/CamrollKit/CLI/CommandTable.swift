@@ -1,0 +1,224 @@
+/// Every command and option camroll has, in one table. The parsers look options up here (an
+/// option that is not in the table is unknown to them), and `--help`, the man page and the
+/// shell completions are generated from it: none of them can name an option the others lack.
+
+/// What an option's or an argument's value is, for the completions.
+enum ValueKind: Sendable, Equatable {
+    case none
+    /// Free text: nothing to offer.
+    case text
+    /// A camera, `pattern` or `file:PATH`.
+    case source
+    /// A camera node only.
+    case camera
+    case file
+    case runID
+    case captureID
+    case saveID
+    case command
+    case choices([String])
+}
+
+struct OptionSpec: Sendable {
+    /// Short form first, if there is one: `["-d", "--device"]`.
+    var names: [String]
+    /// `<dev>`; nil for a flag.
+    var value: String?
+    var help: String
+    var kind: ValueKind = .none
+
+    /// The name the parsers switch on: the long one.
+    var id: String { names.last ?? "" }
+    var takesValue: Bool { value != nil }
+    /// `-d, --device <dev>`
+    var synopsis: String { names.joined(separator: ", ") + (value.map { " " + $0 } ?? "") }
+}
+
+struct ArgumentSpec: Sendable {
+    var name: String
+    var help: String
+    var kind: ValueKind
+}
+
+struct CommandSpec: Sendable {
+    var name: String
+    /// One line, for the list of commands.
+    var abstract: String
+    var usage: [String]
+    var overview: String
+    var sections: [(title: String, options: [OptionSpec])]
+    var arguments: [ArgumentSpec] = []
+    var discussion: String = ""
+
+    var options: [OptionSpec] { sections.flatMap(\.options) }
+
+    func option(named name: String) -> OptionSpec? {
+        options.first { $0.names.contains(name) } ?? CommandTable.global.first { $0.names.contains(name) }
+    }
+}
+
+enum CommandTable {
+    static let global: [OptionSpec] = [
+        OptionSpec(names: ["--json"], help: "Machine-readable output: JSON on stdout (NDJSON events for snap), errors too."),
+        OptionSpec(names: ["--quiet"], help: "Print errors only."),
+        OptionSpec(names: ["--no-progress"], help: "No progress line."),
+        OptionSpec(names: ["--color"], value: "<when>", help: "auto, always or never (NO_COLOR is honoured).",
+                   kind: .choices(["auto", "always", "never"])),
+        OptionSpec(names: ["-h", "--help"], help: "Show help information."),
+    ]
+
+    static let database = OptionSpec(
+        names: ["--db"], value: "<path>", help: "Catalog. (default: $XDG_DATA_HOME/camroll/catalog.sqlite3)", kind: .file)
+
+    static let camera = OptionSpec(
+        names: ["-d", "--device"], value: "<dev>", help: "/dev/videoN, N or a /dev/v4l/by-id name. (default: the first camera)",
+        kind: .camera)
+
+    static let snap = CommandSpec(
+        name: "snap", abstract: "Capture, encode, save N times, record. (the default command)",
+        usage: ["camroll snap [<options>]"],
+        overview: "Capture a frame, encode it as JPEG and save it N times, recording every save.",
+        sections: [
+            ("SOURCE OPTIONS", [
+                OptionSpec(names: ["-d", "--device"], value: "<dev>",
+                           help: "/dev/videoN, N, a /dev/v4l/by-id name, 'pattern' (the built-in test pattern) or file:PATH (an existing JPEG, saved as it is). (default: the first camera)",
+                           kind: .source),
+                OptionSpec(names: ["-r", "--resolution"], value: "<WxH>",
+                           help: "Frame size. (default: a camera's largest; the pattern's 1280x720)", kind: .text),
+                OptionSpec(names: ["-f", "--format"], value: "<fmt>",
+                           help: "auto (MJPEG, else YUYV, else converted), mjpeg, yuyv or a fourcc such as NV12. (default: auto)",
+                           kind: .choices(["auto", "mjpeg", "yuyv", "nv12", "yu12", "rgb3"])),
+                OptionSpec(names: ["--fps"], value: "<rate>", help: "Frame rate to ask the camera for. (default: its highest)", kind: .text),
+                OptionSpec(names: ["--skip"], value: "<n>", help: "Warm-up frames dropped while exposure settles. (default: 5)", kind: .text),
+                OptionSpec(names: ["--frames"], value: "<k>", help: "Distinct frames to take, each saved N times. (default: 1)", kind: .text),
+                OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
+                OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame. (default: 5s)", kind: .text),
+                OptionSpec(names: ["--set"], value: "<name=value>",
+                           help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .text),
+                OptionSpec(names: ["--max-pixels"], value: "<n>",
+                           help: "Largest picture decoded, against files that claim absurd sizes; over it: exit 65. (default: 100000000)",
+                           kind: .text),
+            ]),
+            ("SAVE OPTIONS", [
+                OptionSpec(names: ["-n", "--count"], value: "<n>", help: "Saves of each frame, 1 to 1000000000. (default: 1)", kind: .text),
+                OptionSpec(names: ["-o", "--output"], value: "<template>",
+                           help: "Where to save. Tokens: {seq} {seq:N} {uuid} {run} {frame} {date} {time} {ms}, and %Y %m %d %H %M %S; a leading ~/ is the home directory. (default: $XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg)",
+                           kind: .file),
+                OptionSpec(names: ["-q", "--quality"], value: "<1-100>", help: "JPEG quality. (default: 90)", kind: .text),
+                OptionSpec(names: ["--max-bytes"], value: "<size>", help: "Highest quality (up to -q) whose file fits, e.g. 1M, 800K.", kind: .text),
+                OptionSpec(names: ["--thumbnail"], value: "<WxH|none>",
+                           help: "Box the catalog's thumbnail fits in, aspect kept. (default: 160x120)", kind: .choices(["160x120", "320x240", "none"])),
+                OptionSpec(names: ["--fsync"], help: "Sync each file and its directory before it counts as saved."),
+                OptionSpec(names: ["--stamp"], help: "Give each copy a unique JPEG comment, so copies differ byte-wise."),
+                OptionSpec(names: ["--overwrite"], help: "Replace existing files (never done otherwise)."),
+                database,
+            ]),
+        ],
+        discussion: """
+            Ctrl-C stops after the current save: no partial file is left, the run is recorded as
+            cancelled and the exit status is 130 (143 for SIGTERM). A second Ctrl-C exits at once,
+            after recording every file already under its final name and closing the run.
+            """)
+
+    static let devices = CommandSpec(
+        name: "devices", abstract: "List the cameras, with their by-id names and access.",
+        usage: ["camroll devices [--json]"], overview: "The cameras of this machine (metadata-only nodes are left out).",
+        sections: [])
+
+    static let formats = CommandSpec(
+        name: "formats", abstract: "Formats, sizes and frame rates of a camera.",
+        usage: ["camroll formats [-d <dev>] [--json]"], overview: "The formats, sizes and frame rates a camera offers.",
+        sections: [("OPTIONS", [camera])])
+
+    static let controls = CommandSpec(
+        name: "controls", abstract: "Camera controls, their ranges and values.",
+        usage: ["camroll controls [-d <dev>] [--json]"], overview: "A camera's controls, their ranges and current values.",
+        sections: [("OPTIONS", [camera])])
+
+    static let check = CommandSpec(
+        name: "check", abstract: "Can this user open the camera? If not, why, and the fix.",
+        usage: ["camroll check [-d <dev>]"], overview: "Whether this user can open the camera and stream from it.",
+        sections: [("OPTIONS", [camera])],
+        discussion: """
+            Exits 0 when the camera can be used, 77 when permission is denied (and prints the fix),
+            66 when there is no such camera, 69 when it cannot stream.
+            """)
+
+    static let run = OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID)
+
+    static let list = CommandSpec(
+        name: "list", abstract: "Runs, newest first; or one run's saves.",
+        usage: ["camroll list [--run <id>] [--limit <n>] [--json | --csv]"],
+        overview: "The runs in the catalog, newest first: status, device, saves, bytes, MB/s; with --run, that run's saves.",
+        sections: [("OPTIONS", [
+            OptionSpec(names: ["--run"], value: "<id>", help: "List this run's saves instead of the runs.", kind: .runID),
+            OptionSpec(names: ["--limit"], value: "<n>", help: "At most this many rows (the newest runs, the first saves).", kind: .text),
+            OptionSpec(names: ["--csv"], help: "Comma-separated values, with a header line."),
+            database,
+        ])])
+
+    static let show = CommandSpec(
+        name: "show", abstract: "One run or capture in full, with its thumbnail.",
+        usage: ["camroll show <run-id> | last [--json]", "camroll show --capture <id> | last [--json]"],
+        overview: "One run (or one capture) in full: its row, its captures, its saves by status, and the thumbnail on a colour terminal.",
+        sections: [("OPTIONS", [
+            OptionSpec(names: ["--capture"], value: "<id>", help: "Show this capture and its run; 'last' for the newest.", kind: .captureID),
+            database,
+        ])],
+        arguments: [ArgumentSpec(name: "<run-id>", help: "The run to show; 'last' for the newest.", kind: .runID)])
+
+    static let verify = CommandSpec(
+        name: "verify", abstract: "Re-read saved files; report ok/corrupt/missing/aliased.",
+        usage: ["camroll verify [--run <id> | <path>...] [--repair] [--json]"],
+        overview: "Checks the catalog, then reads every saved file back past the page cache and compares its size and XXH3-128 with the catalog.",
+        sections: [("OPTIONS", [
+            OptionSpec(names: ["--run"], value: "<id>", help: "Only this run's saves.", kind: .runID),
+            OptionSpec(names: ["--repair"],
+                       help: "After a crash: record files a killed run saved but did not record, remove its temporary files, finish a stopped delete, mark missing and corrupt files. Never deletes a user's file. Exits 1 when any saved data was found lost."),
+            database,
+        ])],
+        arguments: [ArgumentSpec(name: "<path>...", help: "Only these files; each must be in the catalog.", kind: .file)],
+        discussion: """
+            Exits 0 when all are intact, 1 when any is corrupt, missing, not a regular file, holds
+            another copy's content (detectable with snap --stamp), or a path given is not in the
+            catalog; 65 when the catalog itself is damaged. Reading commands open the catalog
+            read-only.
+            """)
+
+    static let delete = CommandSpec(
+        name: "delete", abstract: "Delete files and mark their rows, together.",
+        usage: ["camroll delete --save <id> | --capture <id> | --run <id> [--force]"],
+        overview: "Deletes saved files and marks their rows deleted, in batches, so that any stop leaves catalog and disk in agreement.",
+        sections: [("OPTIONS", [
+            OptionSpec(names: ["--save"], value: "<id>", help: "Delete this save's file.", kind: .saveID),
+            OptionSpec(names: ["--capture"], value: "<id>", help: "Delete every file of this capture.", kind: .captureID),
+            OptionSpec(names: ["--run"], value: "<id>", help: "Delete every file of this run.", kind: .runID),
+            OptionSpec(names: ["--force"], help: "Delete files even when they no longer match their recorded content."),
+            database,
+        ])],
+        discussion: """
+            Ctrl-C finishes the current batch and reports; after SIGKILL, 'camroll verify --repair'
+            finishes it. A file that is not a regular file, or whose path a later save owns, is kept.
+            """)
+
+    static let stats = CommandSpec(
+        name: "stats", abstract: "Throughput, latency percentiles and histogram.",
+        usage: ["camroll stats [--run <id>] [--json]"],
+        overview: "Saves/s and MB/s over each run's own time, save latency min/p50/p95/p99/max and a histogram.",
+        sections: [("OPTIONS", [OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID), database])])
+
+    static let help = CommandSpec(
+        name: "help", abstract: "Show help for a command.", usage: ["camroll help [<command>]"],
+        overview: "Shows the help of a command.", sections: [],
+        arguments: [ArgumentSpec(name: "<command>", help: "The command.", kind: .command)])
+
+    static let commands: [CommandSpec] = [snap, devices, formats, controls, check, list, show, verify, delete, stats, help]
+
+    static func command(_ name: String) -> CommandSpec? { commands.first { $0.name == name } }
+
+    /// The parsers' `default:` for an option the table has and they do not handle: a bug,
+    /// caught by the test that feeds every table option to its parser.
+    static func unhandled(_ option: OptionSpec, in command: String) -> CamrollError {
+        CamrollError(.failure, "internal error: '\(command)' does not handle its option '\(option.id)'")
+    }
+}

@@ -1,0 +1,24 @@
+import CLinux
+import CSQLite
+import CTurboJPEG
+import CV4L2
+import CXXHash
+
+/// `camroll --version`: camroll's own, then the C libraries it runs with.
+enum Versions {
+    static var text: String {
+        let xxhash = Int(XXH_versionNumber())
+        var lines = [
+            Help.version,
+            "libjpeg-turbo \(String(cString: cturbojpeg_version())) (built against)",
+            "SQLite \(String(cString: sqlite3_libversion()))",
+            "xxHash \(xxhash / 10000).\(xxhash / 100 % 100).\(xxhash % 100)",
+        ]
+        // libv4l2 has no version call: where it was loaded from says which one it is.
+        let close: @convention(c) (Int32) -> Int32 = v4l2_close
+        if let file = clinux_library_of(unsafeBitCast(close, to: UnsafeRawPointer.self)) {
+            lines.append("libv4l2 (v4l-utils) \(String(cString: file))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -43,7 +43,7 @@ release: deps
 STATIC_DIR := .build/static
 STATIC_BIN := $(STATIC_DIR)/release/camroll
 static: deps
-	swift build -c release --static-swift-stdlib --scratch-path $(STATIC_DIR)
+	swift build -c release --static-swift-stdlib --scratch-path $(STATIC_DIR) -Xlinker -z -Xlinker now
 
 # The main job: a camera if there is one, the built-in test pattern if not; 5 saves into
 # ./demo, recorded in ./demo/catalog.sqlite3.

@@ -151,7 +151,7 @@ public final class JPEGEncoder {
         guard worstCase != UInt(bitPattern: -1), let needed = Int32(exactly: worstCase) else {
             throw CamrollError(
                 .dataError, "a \(width)x\(height) picture is too large to encode as JPEG here",
-                hint: "Take a smaller picture with -r.")
+                hint: "Without --max-bytes a JPEG file is saved as it is, with no re-encoding.")
         }
         if Int(needed) > outputCapacity {
             tjFree(output)

@@ -201,8 +201,11 @@ import Testing
         let status: Int32 = 74
         #expect(result.status == status, "\(result.stderr)")
         #expect(result.stderr.hasPrefix("camroll: error: \(message)"), "\(result.stderr)")
+        // The summary event, then (with --json) the error as an event too.
+        let lines = result.stdout.split(separator: "\n")
         let summary = try #require(JSONSerialization.jsonObject(
-            with: Data((result.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any])
+            with: Data((lines.first { $0.contains("\"event\":\"summary\"") } ?? "").utf8)) as? [String: Any])
+        #expect(lines.last?.contains("\"event\":\"error\"") == true && lines.last?.contains("\"exit\":74") == true)
         let directory = (output as NSString).deletingLastPathComponent
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         #expect(names.allSatisfy { !$0.hasPrefix(".") }, "partial temporary file left: \(names)")

@@ -67,6 +67,18 @@ import Testing
         #expect(rows == dir.files(in: "out").count && rows == distinctPaths)
     }
 
+    /// `snap -n 1000000 --json` into DIR/out, once its start event says saving has begun.
+    func startLongRun(_ dir: TemporaryDirectory) throws -> (Process, Pipe, Pipe) {
+        let process = CamrollBinary.process(["-d", "pattern", "-r", "64x48", "-n", "1000000", "--json", "--thumbnail", "none",
+                                             "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")])
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        _ = try out.fileHandleForReading.read(upToCount: 1)
+        return (process, out, err)
+    }
+
     func childProcess(of pid: Int32) throws -> Int32 {
         let children = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)
         return try #require(children.split(separator: " ").first.flatMap { Int32($0) })
@@ -214,13 +226,7 @@ import Testing
     /// The catalog deleted mid-run once went unnoticed: exit 0, every row in a deleted file.
     @Test func aCatalogDeletedMidRunIsNoticed() throws {
         let dir = try TemporaryDirectory()
-        let process = CamrollBinary.process(["-d", "pattern", "-r", "64x48", "-n", "1000000", "--json", "--thumbnail", "none",
-                                             "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")])
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        _ = try out.fileHandleForReading.read(upToCount: 1)
+        let (process, out, err) = try startLongRun(dir)
         usleep(200_000)
         for suffix in ["", "-wal", "-shm"] { unlink(dir.file("c.sqlite3" + suffix)) }
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -233,13 +239,7 @@ import Testing
     /// without rows: saving stops, the summary counts them, and repair records them.
     @Test func aCatalogLockedMidRunStopsTheRunAndRepairRecordsTheRest() throws {
         let dir = try TemporaryDirectory()
-        let process = CamrollBinary.process(["-d", "pattern", "-r", "64x48", "-n", "1000000", "--json", "--thumbnail", "none",
-                                             "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")])
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        _ = try out.fileHandleForReading.read(upToCount: 1)
+        let (process, out, err) = try startLongRun(dir)
         usleep(100_000)
         let holder = try Database(path: dir.file("c.sqlite3"))
         holder.setBusyTimeout(milliseconds: 5000)

@@ -17,33 +17,27 @@ public final class Database {
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String, readOnly: Bool = false) throws {
-        var connection: OpaquePointer?
-        let flags = readOnly
-            ? SQLITE_OPEN_READONLY
-            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-        let status = sqlite3_open_v2(path, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
-        guard status == SQLITE_OK, let connection else {
-            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
-            sqlite3_close_v2(connection)
-            throw DatabaseError(code: status, message: message, sql: nil)
-        }
-        handle = connection
+        let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        handle = try Self.open(path, flags: flags)
         self.path = path
-        sqlite3_extended_result_codes(handle, 1)
     }
 
     /// Opens an SQLite URI (`file:PATH?mode=ro…`), read-only.
     public init(uri: String) throws {
+        handle = try Self.open(uri, flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
+        self.path = uri
+    }
+
+    private static func open(_ name: String, flags: Int32) throws -> OpaquePointer {
         var connection: OpaquePointer?
-        let status = sqlite3_open_v2(uri, &connection, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+        let status = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(connection)
             throw DatabaseError(code: status, message: message, sql: nil)
         }
-        handle = connection
-        self.path = uri
-        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_extended_result_codes(connection, 1)
+        return connection
     }
 
     deinit { sqlite3_close_v2(handle) }

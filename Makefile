@@ -2,7 +2,7 @@
 # when they are missing (as root, or through sudo).
 
 BUILD_PACKAGES := pkg-config libturbojpeg0-dev libsqlite3-dev libxxhash-dev libv4l-dev
-TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs
+TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -127,4 +127,39 @@ import Testing
         let ids = try CamrollBinary.run(["__complete", "runs", "--db", dir.file("c.db")])
         #expect(ids.stdout == "3\n2\n1\n")
     }
+
+    /// The bash completion, run in a real bash: commands, options, sources and run IDs.
+    @Test func bashCompletesCommandsOptionsSourcesAndRunIDs() throws {
+        let dir = try TemporaryDirectory()
+        for name in ["a", "b"] {
+            #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("\(name).jpg"), "--db", dir.file("c.db")]).status == 0)
+        }
+        try FileManager.default.createDirectory(atPath: dir.file("bin"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: dir.file("bin/camroll"), withDestinationPath: CamrollBinary.path)
+        try Completions.bash.write(toFile: dir.file("camroll.bash"), atomically: true, encoding: .utf8)
+        let script = """
+            source \(dir.file("camroll.bash"))
+            complete -p camroll
+            try() { COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY=(); _camroll; echo "${COMPREPLY[*]}"; }
+            try camroll sn
+            try camroll snap --fs
+            try camroll show --db \(dir.file("c.db")) ""
+            try camroll -d pat
+            try camroll list --l
+            """
+        let result = try CamrollBinary.runProgram(["/bin/bash", "-c", script], environment: ["PATH": dir.file("bin") + ":/usr/bin:/bin"])
+        #expect(result.stdout.split(separator: "\n") == ["complete -F _camroll camroll", "snap", "--fsync", "last 2 1", "pattern", "--limit"],
+                "\(result.stdout)\(result.stderr)")
+    }
+
+    /// zsh and fish read their scripts without a syntax error, where those shells are installed.
+    @Test func zshAndFishScriptsParse() throws {
+        let dir = try TemporaryDirectory()
+        for (shell, script, file) in [("/usr/bin/zsh", Completions.zsh, "_camroll"), ("/usr/bin/fish", Completions.fish, "camroll.fish")]
+        where FileManager.default.isExecutableFile(atPath: shell) {
+            try script.write(toFile: dir.file(file), atomically: true, encoding: .utf8)
+            let result = try CamrollBinary.runProgram([shell, "-n", dir.file(file)])
+            #expect(result.status == 0, "\(shell): \(result.stderr)")
+        }
+    }
 }

@@ -256,10 +256,11 @@ enum Completions {
     }
 
     private static func zshSpec(_ option: OptionSpec) -> String {
-        let names = option.names.count > 1 ? "{\(option.names.joined(separator: ","))}" : option.id
+        // `{-d,--device}` unquoted, so that the shell expands it into one spec per name.
+        let names = option.names.count > 1 ? "{\(option.names.joined(separator: ","))}" : "'\(option.id)'"
         let help = "[\(zshQuote(String(option.help.prefix(70))))]"
-        guard let value = option.value else { return "'\(names)'\(help.isEmpty ? "" : "'\(help)'")" }
-        return "\(option.names.count > 1 ? names : "'\(names)'")'\(help):\(zshQuote(value)):\(zshAction(option.kind))'"
+        guard let value = option.value else { return "\(names)'\(help)'" }
+        return "\(names)'\(help):\(zshQuote(value)):\(zshAction(option.kind))'"
     }
 
     private static func zshAction(_ kind: ValueKind) -> String {

@@ -1,0 +1,71 @@
+import Foundation
+import Glibc
+
+/// Opening what the catalog says is a saved file, when anything may now sit at that path.
+enum RegularFile {
+    enum Problem: Error {
+        case missing
+        /// A FIFO, a device, a directory, a socket or a symbolic link: never opened, never read.
+        case notRegular(String)
+        case system(SystemError)
+
+        var detail: String {
+            switch self {
+            case .missing: "missing"
+            case .notRegular(let kind): "not a regular file (\(kind))"
+            case .system(let error): "unreadable: \(error.reason)"
+            }
+        }
+    }
+
+    /// Opens `path` for reading only if it is a regular file: O_NONBLOCK so a FIFO cannot block
+    /// the open, O_NOFOLLOW so a link to /dev/zero (or anywhere) is not followed, then fstat.
+    static func open(_ path: String) -> Result<Int32, Problem> {
+        let fd = retryingOnInterrupt { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: return .failure(.missing)
+            case ELOOP: return .failure(.notRegular("a symbolic link"))
+            default: return .failure(.system(SystemError("open", path: path)))
+            }
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            let error = SystemError("fstat", path: path)
+            close(fd)
+            return .failure(.system(error))
+        }
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            close(fd)
+            let kind = type == S_IFIFO ? "a FIFO" : type == S_IFDIR ? "a directory"
+                : type == S_IFCHR || type == S_IFBLK ? "a device" : type == S_IFSOCK ? "a socket" : "not a file"
+            return .failure(.notRegular(kind))
+        }
+        return .success(fd)
+    }
+
+    /// The whole file, if it is a regular file of at most `limit` bytes.
+    static func contents(_ path: String, limit: Int) -> [UInt8]? {
+        guard case .success(let fd) = open(path) else { return nil }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0, Int(status.st_size) <= limit else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            offset += count
+        }
+        return offset == bytes.count ? bytes : nil
+    }
+
+    /// The file's modification time, whatever it is (before year 1, after 9999: `Timestamp` clamps).
+    static func modificationDate(_ path: String) -> Date? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
+    }
+}

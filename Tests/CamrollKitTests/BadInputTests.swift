@@ -61,7 +61,7 @@ import Testing
         try Data("hello\n".utf8).write(to: URL(fileURLWithPath: dir.file("text.txt")))
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46]).write(to: URL(fileURLWithPath: dir.file("broken.jpg")))
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: dir.file("existing.jpg")))
-        try Data(Self.jpegClaiming(width: 60000, height: 60000)).write(to: URL(fileURLWithPath: dir.file("huge.jpg")))
+        try Data(jpegClaiming(width: 60000, height: 60000)).write(to: URL(fileURLWithPath: dir.file("huge.jpg")))
 
         // Defaults first: the case's own options come later and win.
         let given = testCase.arguments.map { $0.replacingOccurrences(of: "@", with: dir.path) }
@@ -78,17 +78,6 @@ import Testing
         // Nothing the user had is touched.
         #expect(try String(contentsOfFile: dir.file("existing.jpg"), encoding: .utf8) == "keep me")
         #expect(dir.files(in: "shots").isEmpty)
-    }
-
-    /// A valid 16x8 JPEG whose frame header then claims another size.
-    static func jpegClaiming(width: Int, height: Int) throws -> [UInt8] {
-        let frame = Frame(format: .yuyv, width: 16, height: 8, bytesPerLine: 32, bytes: [UInt8](repeating: 128, count: 256),
-                          sequence: 0, capturedAt: Date())
-        var jpeg = try JPEGEncoder().encode(frame, quality: 50).bytes
-        guard let sof = (0..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else { return jpeg }
-        jpeg[sof + 5] = UInt8(height >> 8); jpeg[sof + 6] = UInt8(height & 0xFF)
-        jpeg[sof + 7] = UInt8(width >> 8); jpeg[sof + 8] = UInt8(width & 0xFF)
-        return jpeg
     }
 
     /// This machine has no camera: each command says so, and what to do instead.

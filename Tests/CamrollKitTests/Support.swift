@@ -127,3 +127,14 @@ func xxhsum(_ paths: [String]) throws -> [String: String] {
     }
     return result
 }
+
+/// A valid 16x8 JPEG whose frame header then claims another size.
+func jpegClaiming(width: Int, height: Int) throws -> [UInt8] {
+    let frame = Frame(format: .yuyv, width: 16, height: 8, bytesPerLine: 32, bytes: [UInt8](repeating: 128, count: 256),
+                      sequence: 0, capturedAt: Date())
+    var jpeg = try JPEGEncoder().encode(frame, quality: 50).bytes
+    guard let sof = (0..<(jpeg.count - 1)).first(where: { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }) else { return jpeg }
+    jpeg[sof + 5] = UInt8(height >> 8); jpeg[sof + 6] = UInt8(height & 0xFF)
+    jpeg[sof + 7] = UInt8(width >> 8); jpeg[sof + 8] = UInt8(width & 0xFF)
+    return jpeg
+}

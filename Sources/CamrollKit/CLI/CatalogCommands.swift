@@ -183,7 +183,7 @@ struct CatalogCommands {
             return .success
         }
         var text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
-        if let thumbnail = try firstThumbnail(catalog, filter: captureFilter), TerminalImage.canShow(environment: environment, console: console, mode: global.color) {
+        if let thumbnail = try firstThumbnail(catalog, filter: captureFilter), TerminalImage.canShow(environment: environment, console: console) {
             text += "\n" + (try TerminalImage.halfBlocks(jpeg: thumbnail))
         }
         console.out(text)

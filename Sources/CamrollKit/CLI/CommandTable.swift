@@ -144,8 +144,6 @@ enum CommandTable {
             66 when there is no such camera, 69 when it cannot stream.
             """)
 
-    static let run = OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID)
-
     static let list = CommandSpec(
         name: "list", abstract: "Runs, newest first; or one run's saves.",
         usage: ["camroll list [--run <id>] [--limit <n>] [--json | --csv]"],

@@ -15,15 +15,16 @@ public final class ImageFile: FrameSource {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
             throw CamrollError(.dataError, "'\(path)' is not a JPEG file (no JPEG start-of-image marker)")
         }
+        // The size first: a file that claims too many pixels is refused before any decoding.
         let decoder = try JPEGDecoder()
-        do {
-            let (header, _) = try decoder.decodeRGB(bytes)
-            image = EncodedImage(bytes: bytes, width: header.width, height: header.height, quality: nil)
-        } catch let error as CamrollError where error.hint != nil {
-            throw CamrollError(error.exitCode, "'\(path)': \(error.message)", hint: error.hint)
-        } catch let error as CamrollError {
-            throw CamrollError(.dataError, "'\(path)' is not a valid JPEG: \(error.message)")
+        func invalid(_ error: CamrollError) -> CamrollError {
+            CamrollError(.dataError, "'\(path)' is not a valid JPEG: \(error.message)")
         }
+        let header: JPEGDecoder.Header
+        do { header = try decoder.frameHeader(of: bytes) } catch let error as CamrollError { throw invalid(error) }
+        try JPEGDecoder.refuseIfTooLarge(header, subject: "'\(path)'")
+        do { _ = try decoder.decodeRGB(bytes) } catch let error as CamrollError { throw invalid(error) }
+        image = EncodedImage(bytes: bytes, width: header.width, height: header.height, quality: nil)
     }
 
     public func nextFrame() throws -> Frame {

@@ -70,7 +70,7 @@ public final class Catalog {
         for byte in path.utf8 {
             switch byte {
             case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x21, 0x7F...:
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                out += String(format: "%%%02X", byte)
             default:
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             }
@@ -308,11 +308,5 @@ public final class Catalog {
             .text(save.xxh128), .text(Timestamp.iso8601(save.savedAt)),
             .int(save.durationMicroseconds), .int(save.synced ? 1 : 0)
         ).run()
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

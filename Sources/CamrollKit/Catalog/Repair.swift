@@ -48,7 +48,7 @@ public struct Repair {
         var runs: [Run] = []
         while try statement.step() {
             let id = statement.int(0)
-            guard RunLock.holder(of: id, catalog: catalog.path) == .none else { continue }
+            guard !RunLock.isHeld(run: id, catalog: catalog.path) else { continue }
             runs.append(Run(id: id, uuid: statement.text(1) ?? "", template: statement.text(2) ?? "",
                             pid: Int32(truncatingIfNeeded: statement.int(3))))
         }

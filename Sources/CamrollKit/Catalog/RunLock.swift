@@ -34,15 +34,13 @@ final class RunLock {
         }
     }
 
-    enum Holder { case live, none }
-
     /// Whether some process holds run `id`'s byte. When the lock file cannot be read, the run
     /// is taken to be live: repair must never close a run that may still be writing.
-    static func holder(of id: Int, catalog: String) -> Holder {
+    static func isHeld(run id: Int, catalog: String) -> Bool {
         let path = Self.path(catalog: catalog)
         let fd = retryingOnInterrupt { open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
-        if fd < 0 { return errno == ENOENT ? .none : .live }
+        if fd < 0 { return errno != ENOENT }
         defer { close(fd) }
-        return clinux_ofd_byte_is_locked(fd, Int64(id)) == 0 ? .none : .live
+        return clinux_ofd_byte_is_locked(fd, Int64(id)) != 0
     }
 }

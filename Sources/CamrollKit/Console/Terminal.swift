@@ -6,6 +6,7 @@ import Synchronization
 public final class Console: Sendable {
     public enum ColorMode: String, Sendable { case auto, always, never }
 
+    public let colorMode: ColorMode
     public let stderrIsTerminal: Bool
     public let stdoutIsTerminal: Bool
     /// Colour on stderr (messages, progress).
@@ -16,6 +17,7 @@ public final class Console: Sendable {
     private let lock = Mutex<Void>(())
 
     public init(colorMode: ColorMode = .auto, environment: [String: String] = [:]) {
+        self.colorMode = colorMode
         stderrIsTerminal = isatty(STDERR_FILENO) == 1
         stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         // --color always/never decide; auto means a terminal that is not 'dumb', and no NO_COLOR.

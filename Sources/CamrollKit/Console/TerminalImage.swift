@@ -3,9 +3,9 @@
 enum TerminalImage {
     /// Colour on stdout (by --color, NO_COLOR and the terminal), and either a terminal that says
     /// it does 24-bit colour (COLORTERM) or `--color always`.
-    static func canShow(environment: [String: String], console: Console, mode: Console.ColorMode) -> Bool {
+    static func canShow(environment: [String: String], console: Console) -> Bool {
         guard console.useColorOnStdout else { return false }
-        if mode == .always { return true }
+        if console.colorMode == .always { return true }
         let colorTerm = environment["COLORTERM"]?.lowercased() ?? ""
         return colorTerm == "truecolor" || colorTerm == "24bit"
     }

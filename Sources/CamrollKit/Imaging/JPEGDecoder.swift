@@ -42,20 +42,31 @@ public final class JPEGDecoder {
     /// The image size from the JPEG's frame header; throws `.dataError` when it has none, or
     /// when the picture is larger than `maxPixels`.
     public func header(of jpeg: [UInt8]) throws -> Header {
+        let header = try frameHeader(of: jpeg)
+        try Self.refuseIfTooLarge(header)
+        return header
+    }
+
+    /// The frame header as the file states it, whatever the size; `.dataError` when it has none.
+    func frameHeader(of jpeg: [UInt8]) throws -> Header {
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let status = jpeg.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
         }
         guard status == 0, width > 0, height > 0 else { throw decodingError("not a readable JPEG") }
-        let pixels = Int(width) * Int(height)
-        guard pixels <= Self.maxPixels else {
-            throw CamrollError(
-                .dataError,
-                "the JPEG is \(width)x\(height) (\(Self.megapixels(pixels)) megapixels), over the limit of \(Self.megapixels(Self.maxPixels)) megapixels",
-                hint: "If the picture is genuine, raise the limit with --max-pixels \(pixels) (decoding takes 3 bytes a pixel).")
-        }
         let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         return Header(width: Int(width), height: Int(height), isCMYK: cmyk)
+    }
+
+    /// Throws `.dataError`, with the size and the option that raises the limit, for a picture
+    /// over `maxPixels`. `subject` names it in the message.
+    static func refuseIfTooLarge(_ header: Header, subject: String = "the JPEG") throws {
+        let pixels = header.width * header.height
+        guard pixels > maxPixels else { return }
+        throw CamrollError(
+            .dataError,
+            "\(subject) is \(header.width)x\(header.height) (\(megapixels(pixels)) megapixels), over the limit of \(megapixels(maxPixels)) megapixels",
+            hint: "If the picture is genuine, raise the limit with --max-pixels \(pixels) (decoding takes 3 bytes a pixel).")
     }
 
     static func megapixels(_ pixels: Int) -> String {

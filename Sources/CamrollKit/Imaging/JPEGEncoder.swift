@@ -148,7 +148,8 @@ public final class JPEGEncoder {
     /// sizes buffers with C ints: a picture whose worst case exceeds 2 GB cannot be encoded.
     func ensureOutput(width: Int, height: Int, subsampling: TJSAMP) throws -> Int {
         let worstCase = tjBufSize(Int32(clamping: width), Int32(clamping: height), Int32(subsampling.rawValue))
-        guard worstCase != UInt(bitPattern: -1), let needed = Int32(exactly: worstCase) else {
+        // (tjBufSize's error value, (unsigned long)-1, fails this too.)
+        guard let needed = Int32(exactly: worstCase) else {
             throw CamrollError(
                 .dataError, "a \(width)x\(height) picture is too large to encode as JPEG here",
                 hint: "Without --max-bytes a JPEG file is saved as it is, with no re-encoding.")

@@ -53,10 +53,7 @@ public final class BatchSaver {
         SignalWatcher.setSecondSignalAction { [gate = writer.gate, recorder] _ in
             gate.stop()
             try? recorder.flush()
-            try? recorder.performRegardless {
-                try $0.finishRun(runID, status: .cancelled, error: "stopped at once by a second signal")
-                $0.checkpoint()
-            }
+            try? recorder.closeRun(runID, status: .cancelled, error: "stopped at once by a second signal")
         }
         defer { SignalWatcher.setSecondSignalAction(nil) }
         reporter.started(
@@ -80,10 +77,7 @@ public final class BatchSaver {
         let unrecorded = recorder.unrecordedCount
         if unrecorded == 0 {
             do {
-                try recorder.performRegardless {
-                    try $0.finishRun(runID, status: status, error: failure?.message)
-                    $0.checkpoint()
-                }
+                try recorder.closeRun(runID, status: status, error: failure?.message)
             } catch {
                 failure = failure ?? Self.userError(error)
             }

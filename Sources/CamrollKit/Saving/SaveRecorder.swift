@@ -31,9 +31,13 @@ final class SaveRecorder: @unchecked Sendable {
         return try queue.sync { try body(catalog) }
     }
 
-    /// Runs `body` with the catalog whether or not earlier rows could be committed.
-    func performRegardless<T>(_ body: (Catalog) throws -> T) throws -> T {
-        try queue.sync { try body(catalog) }
+    /// Records the run's end and checkpoints the catalog, whether or not earlier rows could be
+    /// committed (the caller decides whether the run may be closed).
+    func closeRun(_ id: Int, status: Catalog.RunStatus, error: String?) throws {
+        try queue.sync {
+            try catalog.finishRun(id, status: status, error: error)
+            catalog.checkpoint()
+        }
     }
 
     /// The error of an earlier commit, if one failed: the saver stops at the next save.

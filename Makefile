@@ -1,8 +1,9 @@
 # camroll — build, demo, tests, benchmark. Every target installs the Debian packages it needs
 # when they are missing (as root, or through sudo).
 
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libsqlite3-dev libxxhash-dev libv4l-dev
-TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
+                  libstb-dev libcurl4-openssl-dev
+TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

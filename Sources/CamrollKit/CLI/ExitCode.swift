@@ -8,7 +8,9 @@ public enum ExitCode: Int32, Sendable {
     case dataError = 65
     /// No such device or file.
     case noInput = 66
-    /// Device busy, no camera, or catalog locked by another process.
+    /// A URL's host name does not resolve.
+    case noHost = 68
+    /// Device busy, no camera, catalog locked by another process, a server that refuses or fails.
     case unavailable = 69
     /// Output cannot be created: exists, not writable.
     case cannotCreate = 73
@@ -16,6 +18,8 @@ public enum ExitCode: Int32, Sendable {
     case ioError = 74
     /// No frame arrived within --timeout.
     case frameTimeout = 75
+    /// A server's answer breaks the protocol: a redirect loop, an unexpected status, TLS failure.
+    case protocolError = 76
     case permissionDenied = 77
     case interrupted = 130
     case terminated = 143

@@ -23,28 +23,33 @@ struct SnapCommand {
                 hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacingOccurrences(of: ".jpg", with: ""))_{seq}.jpg'.")
         }
 
+        // A URL source needs the catalog (its `sources` row) before anything else.
+        var catalog: Catalog?
+        if case .url = options.device { catalog = try openCatalog() }
+
         let source: FrameSource
         do {
-            source = try openSource(cancellation: cancellation)
+            source = try openSource(cancellation: cancellation, catalog: catalog, console: console)
         } catch is CancelledWhileWaiting {
-            // Ctrl-C while the camera warmed up: nothing was saved, no run was begun.
+            // Ctrl-C while the camera warmed up or the picture downloaded: nothing was saved,
+            // no run was begun.
             if !options.global.quiet { console.err("cancelled before the first frame\n") }
             return cancellation.signal == SIGTERM ? .terminated : .interrupted
         }
         if let camera = source as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
         }
-        let pipeline = try ImagePipeline(quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail)
-        let catalog = try Catalog(
-            path: options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
-                ?? Catalog.defaultPath(environment: environment))
+        let pipeline = try ImagePipeline(
+            quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
+            origin: options.exif ? source.origin : nil)
+        let openedCatalog = try catalog ?? openCatalog()
 
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
             writer: AtomicFileWriter(
                 existing: options.overwrite ? .replace : options.output == nil ? .keepAndNumber : .refuse,
                 sync: options.fsync),
-            catalog: catalog, reporter: reporter(console), cancellation: cancellation,
+            catalog: openedCatalog, reporter: reporter(console), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp,
@@ -69,8 +74,25 @@ struct SnapCommand {
         return .success
     }
 
-    private func openSource(cancellation: Cancellation) throws -> FrameSource {
+    private func openCatalog() throws -> Catalog {
+        try Catalog(
+            path: options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
+                ?? Catalog.defaultPath(environment: environment))
+    }
+
+    private func openSource(cancellation: Cancellation, catalog: Catalog?, console: Console) throws -> FrameSource {
         switch options.device {
+        case .url(let url):
+            var fetcher = HTTPFetcher(stallSeconds: max(1, (options.timeoutMicroseconds + 999_999) / 1_000_000))
+            fetcher.cancellation = cancellation
+            if console.stderrIsTerminal && !options.global.quiet && !options.global.noProgress && !options.global.json {
+                fetcher.progress = DownloadProgress(console: console, url: url).update
+            }
+            let picture = RemotePicture(
+                url: url, catalog: catalog!, cacheDirectory: try UserDirectories.cache(environment: environment),
+                fetcher: fetcher)
+            defer { if fetcher.progress != nil { console.err("\r\u{1B}[K") } }
+            return try picture.open(offline: options.offline)
         case .pattern:
             return TestPattern(resolution: options.resolution ?? SnapOptions.defaultPatternResolution)
         case .file(let path):
@@ -84,6 +106,28 @@ struct SnapCommand {
                     hint: "Use '-d pattern' for the built-in test pattern, or '-d file:PHOTO.jpg' for an image file.")
             }
             return try V4L2Camera(path: path, request: cameraRequest, cancellation: cancellation)
+        }
+    }
+
+    /// "downloading URL  1.2 MB of 3.4 MB" on one terminal line, redrawn at most ten times a second.
+    private final class DownloadProgress {
+        let console: Console
+        let url: String
+        var lastDrawn = 0
+
+        init(console: Console, url: String) {
+            self.console = console
+            self.url = url
+        }
+
+        func update(received: Int, expected: Int) {
+            let now = monotonicMicroseconds()
+            guard now - lastDrawn >= 100_000 else { return }
+            lastDrawn = now
+            func megabytes(_ bytes: Int) -> String { String(Double(bytes / 10_000) / 100) + " MB" }
+            let amount = expected > 0 ? "\(megabytes(received)) of \(megabytes(expected))" : megabytes(received)
+            let line = "downloading \(url)  \(amount)"
+            console.err("\r\u{1B}[K" + String(line.prefix(max(20, (console.stderrColumns ?? 80) - 1))))
         }
     }
 

@@ -4,12 +4,19 @@ public enum DeviceChoice: Sendable, Equatable {
     case firstCamera
     case pattern
     case file(String)
+    /// `http://…`, `https://…`: downloaded once, then served from the cache.
+    case url(String)
     /// `/dev/videoN`, `N`, or a `/dev/v4l/by-id` name.
     case camera(String)
 
     init(parsing text: String) throws {
         if text == "pattern" {
             self = .pattern
+        } else if text.lowercased().hasPrefix("http://") || text.lowercased().hasPrefix("https://") {
+            guard text.split(separator: "/", omittingEmptySubsequences: true).count >= 2 else {
+                throw CamrollError.usage("'\(text)' is not a URL with a host, e.g. https://example.org/photo.jpg")
+            }
+            self = .url(text)
         } else if text.hasPrefix("file:") {
             let path = String(text.dropFirst(5))
             guard !path.isEmpty else { throw CamrollError.usage("'file:' needs a path, e.g. file:photo.jpg") }
@@ -36,6 +43,12 @@ public struct SnapOptions: Sendable {
     public var format = "auto"
     public var fps: Double?
     public var quality = 90
+    /// `-q` was given (it makes a JPEG file re-encoded, not copied).
+    public var qualityGiven = false
+    public var crop: CropRequest?
+    public var exif = true
+    /// `--offline`: a URL source only from the cache.
+    public var offline = false
     public var skip: Int?
     public var frames = 1
     public var intervalMicroseconds = 0
@@ -90,7 +103,16 @@ public struct SnapOptions: Sendable {
                     throw scanner.usageError("invalid value '\(value)' for '--fps': expected a rate above 0, e.g. 30")
                 }
                 options.fps = fps
-            case "--quality": options.quality = try ValueParser.integer(value, option: name, range: 1...100)
+            case "--quality":
+                options.quality = try ValueParser.integer(value, option: name, range: 1...100)
+                options.qualityGiven = true
+            case "--crop":
+                guard let crop = CropRequest(parsing: value) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--crop': expected WxH, WxH+X+Y or an aspect ratio such as 1:1")
+                }
+                options.crop = crop
+            case "--no-exif": options.exif = false
+            case "--offline": options.offline = true
             case "--skip": options.skip = try ValueParser.integer(value, option: name, range: 0...10_000)
             case "--frames": options.frames = try ValueParser.integer(value, option: name, range: 1...maxCount)
             case "--interval": options.intervalMicroseconds = try ValueParser.duration(value, option: name)
@@ -127,6 +149,19 @@ public struct SnapOptions: Sendable {
         return options
     }
 
+    /// A file or a URL: a picture that exists, not a camera.
+    var isPicture: Bool {
+        switch device {
+        case .file, .url: true
+        default: false
+        }
+    }
+
+    /// What `-r`, `--crop` and `-q` ask done to the picture's pixels.
+    var edits: ImageEdits {
+        ImageEdits(fit: isPicture ? resolution : nil, crop: crop, reencode: isPicture && qualityGiven)
+    }
+
     func validate() throws {
         let (total, overflow) = count.multipliedReportingOverflow(by: frames)
         guard !overflow, total <= Self.maxCount else {
@@ -141,8 +176,11 @@ public struct SnapOptions: Sendable {
                 throw CamrollError.usage("the test pattern is YUYV only; '--format \(format)' cannot be given with it")
             }
         }
-        if case .file = device, resolution != nil {
-            throw CamrollError.usage("'--resolution' cannot be used with a file: source; it is saved as it is")
+        if isPicture && format != "auto" {
+            throw CamrollError.usage("'--format' chooses a camera's pixel format; a file or URL is read as it is")
+        }
+        if offline && !{ if case .url = device { true } else { false } }() {
+            throw CamrollError.usage("'--offline' applies to a URL source (-d https://…)")
         }
         let isCamera = device == .firstCamera || { if case .camera = device { true } else { false } }()
         if !controls.isEmpty && !isCamera {

@@ -62,6 +62,8 @@ public struct Frame: Sendable {
 public protocol FrameSource: AnyObject {
     /// How the catalog names this source (`pattern`, `file:/abs/path`, `/dev/video0`).
     var deviceName: String { get }
+    /// Who takes the pictures, for their EXIF.
+    var origin: PhotoOrigin { get }
     /// The next frame. Throws `CamrollError` (timeout, corrupt data, device gone).
     func nextFrame() throws -> Frame
 }

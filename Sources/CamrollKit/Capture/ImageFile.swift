@@ -1,37 +1,56 @@
 import Foundation
 import Glibc
 
-/// `--device file:PATH`: an existing JPEG, checked once and then saved byte for byte.
+/// `--device file:PATH` (and a downloaded URL): an existing photo, checked once. A JPEG is
+/// saved byte for byte unless asked to change it; a PNG is decoded and encoded like a frame.
 public final class ImageFile: FrameSource {
     public let deviceName: String
-    private let image: EncodedImage
+    /// A file's own EXIF, if any, says who took it; camroll claims nothing.
+    public let origin = PhotoOrigin()
+    private let frame: Frame
     private var frameNumber = 0
 
-    /// Reads and fully decodes the file so that a damaged JPEG is refused before anything is saved.
-    public init(path: String) throws {
+    /// Reads and fully decodes the file so that a damaged picture is refused before anything is
+    /// saved.
+    public convenience init(path: String) throws {
         let absolute = AbsolutePath.resolve(path)
-        deviceName = "file:\(absolute)"
-        let bytes = try Self.read(absolute)
+        try self.init(bytes: try Self.read(absolute), name: "file:\(absolute)", subject: "'\(path)'")
+    }
+
+    /// `bytes` of a picture that `name` identifies (the catalog's device); `subject` names it
+    /// in messages.
+    public init(bytes: [UInt8], name: String, subject: String) throws {
+        deviceName = name
+        if PNGDecoder.isPNG(bytes) {
+            let image = try PNGDecoder.decode(bytes, subject: subject)
+            frame = RGBImage(width: image.width, height: image.height, pixels: image.pixels).frame
+            return
+        }
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
-            throw CamrollError(.dataError, "'\(path)' is not a JPEG file (no JPEG start-of-image marker)")
+            throw CamrollError(.dataError, "\(subject) is not a JPEG or PNG file")
         }
         // The size first: a file that claims too many pixels is refused before any decoding.
         let decoder = try JPEGDecoder()
         func invalid(_ error: CamrollError) -> CamrollError {
-            CamrollError(.dataError, "'\(path)' is not a valid JPEG: \(error.message)")
+            CamrollError(.dataError, "\(subject) is not a valid JPEG: \(error.message)")
         }
         let header: JPEGDecoder.Header
         do { header = try decoder.frameHeader(of: bytes) } catch let error as CamrollError { throw invalid(error) }
-        try JPEGDecoder.refuseIfTooLarge(header, subject: "'\(path)'")
+        try JPEGDecoder.refuseIfTooLarge(header, subject: subject)
         do { _ = try decoder.decodeRGB(bytes) } catch let error as CamrollError { throw invalid(error) }
-        image = EncodedImage(bytes: bytes, width: header.width, height: header.height, quality: nil)
+        frame = Frame(format: .jpeg, width: header.width, height: header.height, bytesPerLine: 0, bytes: bytes,
+                      sequence: 0, capturedAt: Date())
     }
+
+    /// A compressed picture (JPEG), as opposed to pixels decoded from a PNG.
+    public var isJPEG: Bool { frame.format == .jpeg }
 
     public func nextFrame() throws -> Frame {
         frameNumber += 1
-        return Frame(
-            format: .jpeg, width: image.width, height: image.height, bytesPerLine: 0,
-            bytes: image.bytes, sequence: frameNumber, capturedAt: Date())
+        var next = frame
+        next.sequence = frameNumber
+        next.capturedAt = Date()
+        return next
     }
 
     private static func read(_ path: String) throws -> [UInt8] {

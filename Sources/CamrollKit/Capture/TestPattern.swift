@@ -4,6 +4,7 @@ import Foundation
 /// with the frame number drawn in the lower left so that distinct frames differ.
 public final class TestPattern: FrameSource {
     public let deviceName = "pattern"
+    public let origin = PhotoOrigin.testPattern
     public let resolution: Resolution
     private let barRows: [UInt8]
     private var frameNumber = 0

@@ -23,6 +23,7 @@ public final class V4L2Camera: FrameSource {
     static let bufferCount: UInt32 = 4
 
     public let deviceName: String
+    public private(set) var origin = PhotoOrigin()
     public private(set) var format: PixelFormat
     public private(set) var resolution: Resolution
     public private(set) var framesPerSecond: Double?
@@ -59,7 +60,9 @@ public final class V4L2Camera: FrameSource {
         }
         (format, resolution) = try Self.choose(request, device: device)
         framesPerSecond = nil
-        try CameraControls(device: device).apply(request.controls)
+        let controls = CameraControls(device: device)
+        try controls.apply(request.controls)
+        origin = PhotoOrigin.camera(path: path, card: caps.card, controls: controls)
         try configure(request)
         try startStreaming()
         for _ in 0..<request.skip { _ = try dequeue(keep: false) }

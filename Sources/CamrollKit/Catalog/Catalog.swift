@@ -212,6 +212,53 @@ public final class Catalog {
         public var outputTemplate: String
     }
 
+    /// A picture fetched from a URL, as the `sources` table keeps it.
+    public struct Source: Sendable, Equatable {
+        public var url: String
+        public var cachedPath: String
+        public var bytes: Int
+        public var xxh128: String
+        public var etag: String?
+        public var lastModified: String?
+    }
+
+    public func source(url: String) throws -> Source? {
+        try userErrors {
+            let row = try database.prepare(
+                "SELECT cached_path, bytes, xxh128, etag, last_modified FROM sources WHERE url = ?"
+            ).bind(.text(url))
+            guard try row.step() else { return nil }
+            return Source(
+                url: url, cachedPath: row.text(0) ?? "", bytes: row.int(1), xxh128: row.text(2) ?? "",
+                etag: row.text(3), lastModified: row.text(4))
+        }
+    }
+
+    /// Records a download (new or changed), or — `checkedOnly` — that the server confirmed the
+    /// cached copy is still current.
+    public func recordSource(_ source: Source, at time: Date = Date(), checkedOnly: Bool = false) throws {
+        try userErrors {
+            if checkedOnly {
+                try database.prepare("UPDATE sources SET checked_at = ? WHERE url = ?")
+                    .bind(.text(Timestamp.iso8601(time)), .text(source.url)).run()
+                return
+            }
+            try database.prepare(
+                """
+                INSERT INTO sources(url, cached_path, bytes, xxh128, etag, last_modified, fetched_at, checked_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(url) DO UPDATE SET cached_path = excluded.cached_path, bytes = excluded.bytes,
+                    xxh128 = excluded.xxh128, etag = excluded.etag, last_modified = excluded.last_modified,
+                    fetched_at = excluded.fetched_at, checked_at = excluded.checked_at
+                """
+            ).bind(
+                .text(source.url), .text(source.cachedPath), .int(source.bytes), .text(source.xxh128),
+                .optional(source.etag), .optional(source.lastModified), .text(Timestamp.iso8601(time)),
+                .text(Timestamp.iso8601(time))
+            ).run()
+        }
+    }
+
     /// Inserts the run as `running`, takes its lock (`RunLock`) and commits, before anything is
     /// saved: whoever sees the row can also see that its writer is alive.
     public func beginRun(_ run: NewRun) throws -> Int {

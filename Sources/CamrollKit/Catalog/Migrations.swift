@@ -78,5 +78,20 @@ enum Migrations {
               AND EXISTS (SELECT 1 FROM saves later WHERE later.path = saves.path AND later.id > saves.id
                                                       AND later.status != 'deleted');
         """,
+        """
+        -- Pictures fetched from a URL: where the cached copy is, what it should hash to, and
+        -- what the server said of it (for a conditional request next time).
+        CREATE TABLE sources(
+            id INTEGER PRIMARY KEY,
+            url TEXT UNIQUE NOT NULL,
+            cached_path TEXT NOT NULL,
+            bytes INTEGER NOT NULL,
+            xxh128 TEXT NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            fetched_at TEXT NOT NULL,
+            checked_at TEXT NOT NULL
+        );
+        """,
     ]
 }

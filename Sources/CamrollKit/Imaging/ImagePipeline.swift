@@ -1,35 +1,149 @@
-/// Frame → JPEG: encodes raw pixel formats, passes compressed ones through untouched; fits a
-/// size limit (`--max-bytes`) and makes the capture's thumbnail.
+/// What to do to a picture besides encoding it: the options that change its pixels.
+public struct ImageEdits: Sendable, Equatable {
+    /// Box the picture is scaled down to fit in, aspect kept (`-r` with a file source).
+    public var fit: Resolution?
+    public var crop: CropRequest?
+    /// Re-encode a compressed picture at the pipeline's quality (`-q` with a file source).
+    public var reencode = false
+
+    public init(fit: Resolution? = nil, crop: CropRequest? = nil, reencode: Bool = false) {
+        self.fit = fit
+        self.crop = crop
+        self.reencode = reencode
+    }
+}
+
+/// Frame → JPEG: encodes raw pixel formats, passes compressed ones through untouched unless
+/// asked to change them (crop — losslessly where it can —, fit, re-encode); fits a size limit
+/// (`--max-bytes`); writes the EXIF block; makes the capture's thumbnail.
 public final class ImagePipeline {
     public let quality: Int
     public let maxBytes: Int?
     public let thumbnailBox: Resolution?
+    public let edits: ImageEdits
+    /// Who took the pictures, for their EXIF; nil: no EXIF block is written (`--no-exif`).
+    public let origin: PhotoOrigin?
     private let encoder: JPEGEncoder
+    private let decoder: JPEGDecoder
 
-    public init(quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil) throws {
+    public init(
+        quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil, edits: ImageEdits = ImageEdits(),
+        origin: PhotoOrigin? = nil
+    ) throws {
         self.quality = quality
         self.maxBytes = maxBytes
         self.thumbnailBox = thumbnailBox
+        self.edits = edits
+        self.origin = origin
         self.encoder = try JPEGEncoder()
+        self.decoder = try JPEGDecoder()
+    }
+
+    /// A JPEG on its way out, and what is known of the picture it came from.
+    private struct Work {
+        var image: EncodedImage
+        /// The source's own EXIF block, the base of the one written.
+        var sourceExif: [UInt8]?
+        /// The Orientation to write: 1 once the pixels were turned upright; nil keeps the
+        /// source's (its pixels are still stored as the source stored them).
+        var orientation: Int?
+        /// camroll made or changed these bytes (an untouched photo file is saved as it is).
+        var changed: Bool
     }
 
     public func jpeg(from frame: Frame) throws -> EncodedImage {
+        var work: Work
         switch frame.format {
         case .jpeg, .mjpeg:
-            // Already checked by its source (an image file, a camera's MJPEG frame): saved as it
-            // is, unless it is over the size limit.
             let image = EncodedImage(bytes: frame.bytes, width: frame.width, height: frame.height, quality: nil)
-            guard let maxBytes, image.bytes.count > maxBytes else { return image }
-            let (header, rgb) = try JPEGDecoder().decodeRGB(image.bytes)
-            let decoded = Frame(
-                format: .rgb24, width: header.width, height: header.height, bytesPerLine: header.width * 3, bytes: rgb,
-                sequence: frame.sequence, capturedAt: frame.capturedAt)
-            return try fitting(decoded, under: maxBytes)
+            work = Work(
+                image: image, sourceExif: JPEGSegments.exifPayload(of: frame.bytes).map(Array.init),
+                orientation: nil, changed: false)
+            let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
+            if edits.fit != nil || edits.reencode {
+                work.image = try reencoded(image, orientation: orientation)
+                work.orientation = 1
+                work.changed = true
+            } else if let crop = edits.crop {
+                try cropLosslessly(&work, crop, orientation: orientation)
+            }
+        case .rgb24 where edits.fit != nil || edits.crop != nil:
+            // Decoded from a file (PNG): cropped and scaled as pixels, then encoded.
+            var pixels = RGBImage(width: frame.width, height: frame.height, pixels: frame.bytes)
+            let rect = try edits.crop?.rect(width: pixels.width, height: pixels.height)
+                ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
+            pixels = try pixels.cropped(rect).resized(to: fittedTarget(for: rect))
+            work = Work(image: try encoder.encode(pixels.frame, quality: quality), orientation: nil, changed: true)
         default:
-            let image = try encoder.encode(frame, quality: quality)
-            guard let maxBytes, image.bytes.count > maxBytes else { return image }
-            return try fitting(frame, under: maxBytes)
+            work = Work(image: try encoder.encode(frame, quality: quality), orientation: nil, changed: true)
+            if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1) }
         }
+
+        if let maxBytes, work.image.bytes.count > maxBytes {
+            // Re-encoded as stored: the Orientation already decided on stays right.
+            let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
+            work.image = try fitting(RGBImage(width: header.width, height: header.height, pixels: rgb).frame, under: maxBytes)
+            work.changed = true
+        }
+        if let origin, work.changed || frame.format == .mjpeg,
+           let segment = Exif.segment(
+               origin: origin, takenAt: frame.capturedAt, width: work.image.width, height: work.image.height,
+               existing: work.sourceExif.map { $0[...] }, orientation: work.orientation, pixelsChanged: work.changed) {
+            work.image.bytes = JPEGSegments.replacingExif(in: work.image.bytes, with: segment)
+        }
+        return work.image
+    }
+
+    /// The size `rect` is scaled to: fitted inside `-r`'s box, never enlarged.
+    private func fittedTarget(for rect: PixelRect) -> Resolution {
+        guard let box = edits.fit else { return Resolution(width: rect.width, height: rect.height) }
+        return Thumbnail.fittedSize(rect.width, rect.height, inside: box)
+    }
+
+    /// `--crop` on a JPEG without re-encoding it. A crop placed off the 8/16-pixel block grid
+    /// cannot be lossless: that one is decoded, cropped and re-encoded.
+    private func cropLosslessly(_ work: inout Work, _ crop: CropRequest, orientation: Int) throws {
+        let image = work.image
+        let transposed = orientation >= 5
+        let shown = transposed ? (image.height, image.width) : (image.width, image.height)
+        let stored = try crop.rect(width: shown.0, height: shown.1)
+            .stored(orientation: orientation, width: image.width, height: image.height)
+        let aligned = LosslessCrop.aligned(stored, mcu: try LosslessCrop.mcuSize(of: image.bytes))
+        if crop.isPlaced && aligned != stored {
+            work.image = try reencoded(image, orientation: orientation)
+            work.orientation = 1
+        } else {
+            work.image = EncodedImage(
+                bytes: try LosslessCrop.crop(image.bytes, to: aligned), width: aligned.width, height: aligned.height,
+                quality: image.quality)
+        }
+        work.changed = true
+    }
+
+    /// Decoded (at the smallest DCT scale that is enough), turned upright, cropped, scaled to
+    /// the exact size and encoded at `-q`.
+    private func reencoded(_ image: EncodedImage, orientation: Int) throws -> EncodedImage {
+        let transposed = orientation >= 5
+        let shownWidth = transposed ? image.height : image.width, shownHeight = transposed ? image.width : image.height
+        let rect = try edits.crop?.rect(width: shownWidth, height: shownHeight)
+            ?? PixelRect(x: 0, y: 0, width: shownWidth, height: shownHeight)
+        let target = fittedTarget(for: rect)
+        // The whole picture must decode to at least this, for the crop to hold `target`.
+        let neededWidth = (shownWidth * target.width + rect.width - 1) / rect.width
+        let neededHeight = (shownHeight * target.height + rect.height - 1) / rect.height
+        let (size, rgb) = try decoder.decodeRGB(
+            image.bytes, minimumWidth: transposed ? neededHeight : neededWidth,
+            minimumHeight: transposed ? neededWidth : neededHeight)
+        let upright = RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
+        // The crop, at the decoded scale.
+        let scale = Double(upright.width) / Double(shownWidth)
+        let x = min(upright.width - 1, Int(Double(rect.x) * scale))
+        let y = min(upright.height - 1, Int(Double(rect.y) * scale))
+        let scaledRect = PixelRect(
+            x: x, y: y, width: max(1, min(upright.width - x, Int((Double(rect.width) * scale).rounded()))),
+            height: max(1, min(upright.height - y, Int((Double(rect.height) * scale).rounded()))))
+        let pixels = try upright.cropped(scaledRect).resized(to: target)
+        return try encoder.encode(pixels.frame, quality: quality)
     }
 
     /// The highest quality (up to `-q`) whose JPEG fits in `limit` bytes, by binary search: size
@@ -49,9 +163,10 @@ public final class ImagePipeline {
         }
         guard let best else {
             let smallest = try encoder.encode(frame, quality: 1).bytes.count
+            let smaller = Thumbnail.fittedSize(frame.width, frame.height, inside: Resolution(width: frame.width / 2, height: frame.height / 2))
             throw CamrollError(
                 .dataError, "even at quality 1 the \(frame.width)x\(frame.height) picture takes \(smallest) bytes, over --max-bytes \(limit)",
-                hint: "Raise --max-bytes, or take a smaller picture with -r.")
+                hint: "Raise --max-bytes, or make the picture smaller with -r (e.g. -r \(smaller)).")
         }
         return best
     }

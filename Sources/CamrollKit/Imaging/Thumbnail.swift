@@ -9,9 +9,15 @@ public enum Thumbnail {
     public static func make(from jpeg: [UInt8], fitting box: Resolution, encoder: JPEGEncoder) throws -> [UInt8] {
         let decoder = try JPEGDecoder()
         let full = try decoder.header(of: jpeg)
-        let target = fittedSize(full.width, full.height, inside: box)
-        let (size, rgb) = try decoder.decodeRGB(jpeg, minimumWidth: target.width, minimumHeight: target.height)
-        let pixels = averaged(rgb, width: size.width, height: size.height, to: target)
+        // Shown as the photo's EXIF Orientation says: a portrait photo gets a portrait thumbnail.
+        let orientation = Exif.orientation(of: jpeg)
+        let transposed = orientation >= 5
+        let target = fittedSize(transposed ? full.height : full.width, transposed ? full.width : full.height, inside: box)
+        let (size, rgb) = try decoder.decodeRGB(
+            jpeg, minimumWidth: transposed ? target.height : target.width,
+            minimumHeight: transposed ? target.width : target.height)
+        let upright = RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
+        let pixels = averaged(upright.pixels, width: upright.width, height: upright.height, to: target)
         let frame = Frame(format: .rgb24, width: target.width, height: target.height, bytesPerLine: target.width * 3,
                           bytes: pixels, sequence: 0, capturedAt: .init(timeIntervalSince1970: 0))
         return try encoder.encode(frame, quality: quality).bytes

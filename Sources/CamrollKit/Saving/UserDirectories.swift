@@ -29,6 +29,13 @@ enum UserDirectories {
         return home + "/Pictures"
     }
 
+    /// Where downloaded pictures are kept: `$XDG_CACHE_HOME/camroll`, else `~/.cache/camroll`.
+    static func cache(environment: [String: String]) throws -> String {
+        let base = try environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? home(environment: environment) + "/.cache"
+        return base + "/camroll"
+    }
+
     /// The value of `name` in a user-dirs.dirs text: a quoted absolute path or `$HOME/…`.
     static func userDirsEntry(_ name: String, in text: String, home: String) -> String? {
         for line in text.split(separator: "\n") {

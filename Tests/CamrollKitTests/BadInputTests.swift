@@ -35,7 +35,7 @@ import Testing
         Case(arguments: ["-o", "@/out/"], status: 64, message: "names a directory, not a file"),
         Case(arguments: ["-n", "100000", "--frames", "100000"], status: 64, message: "must be at most 1000000000"),
         Case(arguments: ["-d", "file:@/missing.jpg"], status: 66, message: "no such file"),
-        Case(arguments: ["-d", "file:@/text.txt"], status: 65, message: "is not a JPEG file"),
+        Case(arguments: ["-d", "file:@/text.txt"], status: 65, message: "is not a JPEG or PNG file"),
         Case(arguments: ["-d", "file:@/broken.jpg"], status: 65, message: "is not a valid JPEG"),
         Case(arguments: ["-d", "file:@"], status: 65, message: "is not a regular file"),
         Case(arguments: ["--db", "@/text.txt"], status: 65, message: "is not an SQLite catalog"),

@@ -79,19 +79,33 @@ public final class ImagePipeline {
             if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1) }
         }
 
+        withExif(&work, frame)
         if let maxBytes, work.image.bytes.count > maxBytes {
-            // Re-encoded as stored: the Orientation already decided on stays right.
+            // Re-encoded as stored (the Orientation already decided on stays right), within
+            // what the EXIF block leaves of the limit.
             let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
-            work.image = try fitting(RGBImage(width: header.width, height: header.height, pixels: rgb).frame, under: maxBytes)
             work.changed = true
-        }
-        if let origin, work.changed || frame.format == .mjpeg,
-           let segment = Exif.segment(
-               origin: origin, takenAt: frame.capturedAt, width: work.image.width, height: work.image.height,
-               existing: work.sourceExif.map { $0[...] }, orientation: work.orientation, pixelsChanged: work.changed) {
-            work.image.bytes = JPEGSegments.replacingExif(in: work.image.bytes, with: segment)
+            let exifBytes = exifSegment(for: work, frame)?.count ?? 0
+            work.image = try fitting(
+                RGBImage(width: header.width, height: header.height, pixels: rgb).frame, under: maxBytes - exifBytes,
+                limit: maxBytes)
+            withExif(&work, frame)
         }
         return work.image
+    }
+
+    /// The EXIF segment the picture gets: camroll's own JPEGs and a camera's MJPEG frames get
+    /// one, an untouched photo file keeps what it has.
+    private func exifSegment(for work: Work, _ frame: Frame) -> [UInt8]? {
+        guard let origin, work.changed || frame.format == .mjpeg else { return nil }
+        return Exif.segment(
+            origin: origin, takenAt: frame.capturedAt, width: work.image.width, height: work.image.height,
+            existing: work.sourceExif.map { $0[...] }, orientation: work.orientation, pixelsChanged: work.changed)
+    }
+
+    private func withExif(_ work: inout Work, _ frame: Frame) {
+        guard let segment = exifSegment(for: work, frame) else { return }
+        work.image.bytes = JPEGSegments.replacingExif(in: work.image.bytes, with: segment)
     }
 
     /// The size `rect` is scaled to: fitted inside `-r`'s box, never enlarged.
@@ -148,13 +162,14 @@ public final class ImagePipeline {
 
     /// The highest quality (up to `-q`) whose JPEG fits in `limit` bytes, by binary search: size
     /// grows with quality, so about seven encodings find it.
-    private func fitting(_ frame: Frame, under limit: Int) throws -> EncodedImage {
+    /// `limit` is what the user gave (for the message); `budget` what the pixels may take of it.
+    private func fitting(_ frame: Frame, under budget: Int, limit: Int) throws -> EncodedImage {
         var low = 1, high = quality
         var best: EncodedImage?
         while low <= high {
             let middle = (low + high) / 2
             let candidate = try encoder.encode(frame, quality: middle)
-            if candidate.bytes.count <= limit {
+            if candidate.bytes.count <= budget {
                 best = candidate
                 low = middle + 1
             } else {

@@ -4,16 +4,18 @@
 //   jpeg       `file:` validation: header, decode limit, full decode, thumbnail
 //   template   the -o template: parse, render, the repair pattern
 //   arguments  the argument parsers of snap and the catalog and device commands (NUL-separated)
-//   values     duration, size, integer, resolution and device parsing
+//   values     duration, size, integer, resolution, crop and device parsing
+//   exif       a photo's EXIF block through libexif: Orientation, and rebuilt with camroll's tags
+//   png        `file:` PNG decoding with libspng, limit first, alpha flattened, then encoded
 import Foundation
 
 enum FuzzTarget: String {
-    case mjpeg, jpeg, template, arguments, values
+    case mjpeg, jpeg, template, arguments, values, exif, png
 
     static let current: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["CAMROLL_FUZZ_TARGET"] ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("set CAMROLL_FUZZ_TARGET to mjpeg, jpeg, template, arguments or values\n".utf8))
+            FileHandle.standardError.write(Data("set CAMROLL_FUZZ_TARGET to mjpeg, jpeg, template, arguments, values, exif or png\n".utf8))
             exit(2)
         }
         // What a hostile file may make camroll decode, kept small so a run stays within memory.
@@ -69,7 +71,22 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = Resolution(parsing: text)
         _ = try? DeviceChoice(parsing: text)
         _ = PixelFormatName.parse(text)
+        if let crop = CropRequest(parsing: text) { _ = try? crop.rect(width: 640, height: 480) }
         _ = UserDirectories.userDirsEntry("XDG_PICTURES_DIR", in: text, home: "/home/u")
+    case .exif:
+        // The input is the EXIF block of a JPEG's APP1 ("Exif\0\0" and the TIFF structure).
+        let payload = [0x45, 0x78, 0x69, 0x66, 0, 0] + bytes.prefix(65_000)
+        guard let segment = JPEGSegments.app1(exif: payload) else { return 0 }
+        let jpeg: [UInt8] = [0xFF, 0xD8] + segment + [0xFF, 0xD9]
+        _ = Exif.orientation(of: jpeg)
+        if let rebuilt = Exif.segment(
+            origin: PhotoOrigin(make: "m", model: "n"), takenAt: Date(timeIntervalSince1970: 1e9), width: 64, height: 48,
+            existing: payload[...], orientation: 1) {
+            _ = JPEGSegments.replacingExif(in: jpeg, with: rebuilt)
+        }
+    case .png:
+        guard let encoder, let image = try? PNGDecoder.decode(bytes, subject: "input") else { return 0 }
+        _ = try? encoder.encode(image.frame, quality: 50)
     }
     return 0
 }

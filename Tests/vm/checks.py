@@ -1,5 +1,6 @@
 """Host-side helpers for the VM scenarios' checks: files, exit codes, JPEG decoding (djpeg),
-the catalog (sqlite3) and digests (xxhsum -H2)."""
+EXIF (exiftool), the catalog (sqlite3) and digests (xxhsum -H2)."""
+import json
 import os
 import sqlite3
 import subprocess
@@ -49,6 +50,35 @@ def decode(path):
     if parts[0] != b"P6":
         return None
     return int(parts[1]), int(parts[2]), data[offset + 1:]
+
+
+def exif(path):
+    """The picture's metadata as exiftool reads it (numbers as numbers); {} if it cannot."""
+    result = subprocess.run(["exiftool", "-json", "-n", path], capture_output=True, text=True)
+    try:
+        return json.loads(result.stdout)[0]
+    except (ValueError, IndexError):
+        return {}
+
+
+def check_exif(path, model, width, height):
+    """exiftool finds the time, the camera, the software and the size in it."""
+    tags = exif(path)
+    name = os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path)
+    expect(str(tags.get("DateTimeOriginal", "")).count(":") == 4, f"{name}: DateTimeOriginal {tags.get('DateTimeOriginal')}")
+    expect(tags.get("Model") == model, f"{name}: Model {tags.get('Model')!r}, expected {model!r}")
+    expect(str(tags.get("Software", "")).startswith("camroll 0."), f"{name}: Software {tags.get('Software')!r}")
+    expect((tags.get("ExifImageWidth"), tags.get("ExifImageHeight")) == (width, height),
+           f"{name}: EXIF size {tags.get('ExifImageWidth')}x{tags.get('ExifImageHeight')}, expected {width}x{height}")
+    return tags
+
+
+def without_exif(data):
+    """A JPEG's bytes without the APP1 EXIF segment right after SOI (as camroll inserts it)."""
+    if data[2:4] == b"\xff\xe1" and data[6:12] == b"Exif\0\0":
+        length = data[4] << 8 | data[5]
+        return data[:2] + data[4 + length:]
+    return data
 
 
 def xxhsum(paths):

@@ -92,7 +92,7 @@ enum CommandTable {
                 OptionSpec(names: ["--skip"], value: "<n>", help: "Warm-up frames dropped while exposure settles. (default: 5)", kind: .text),
                 OptionSpec(names: ["--frames"], value: "<k>", help: "Distinct frames to take, each saved N times. (default: 1)", kind: .text),
                 OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
-                OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame. (default: 5s)", kind: .text),
+                OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame, or for the next byte of a download. (default: 5s)", kind: .text),
                 OptionSpec(names: ["--set"], value: "<name=value>",
                            help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .text),
                 OptionSpec(names: ["--max-pixels"], value: "<n>",

@@ -79,22 +79,29 @@ enum ManPage {
         page += """
             .SH EXIT STATUS
             0 ok; 1 verify found problems, or a generic failure; 64 usage; 65 bad data (corrupt
-            frame, input or catalog); 66 no such device or file; 69 device busy, no camera, catalog
-            locked; 73 cannot create output; 74 I/O error (ENOSPC, EIO, camera unplugged); 75 no
-            frame within \\-\\-timeout; 77 permission denied; 130 SIGINT; 143 SIGTERM.
+            frame, input or catalog; a download that is not a picture); 66 no such device, file or
+            URL; 68 a URL's host not found; 69 device busy, no camera, catalog locked, a server
+            refusing or failing; 73 cannot create output; 74 I/O error (ENOSPC, EIO, camera
+            unplugged, download cut short); 75 no frame (or no download progress) within
+            \\-\\-timeout; 76 protocol error (redirect loop, unexpected HTTP status, TLS); 77
+            permission denied; 130 SIGINT; 143 SIGTERM.
             .SH FILES
             .TP
             .I $XDG_DATA_HOME/camroll/catalog.sqlite3
-            The catalog (tables runs, captures, saves), with its run locks in
+            The catalog (tables runs, captures, saves, sources), with its run locks in
             .IR catalog.sqlite3.runs\\-lock .
             .TP
             .I $XDG_PICTURES_DIR/camroll/
             Where photos go by default.
+            .TP
+            .I $XDG_CACHE_HOME/camroll/
+            Pictures downloaded from URLs (\\-d https://...), reused while the server says they are current.
             .SH EXAMPLES
             .nf
             camroll snap \\-d pattern \\-o /tmp/shots/{seq}.jpg
             camroll snap \\-d /dev/video0 \\-r 1280x720 \\-q 85
             camroll snap \\-d pattern \\-r 1920x1080 \\-n 10000 \\-\\-stamp \\-o /mnt/sd/{seq}.jpg
+            camroll snap \\-d file:IMG_0042.jpg \\-\\-crop 413:626 \\-r 413x626 \\-o passport.jpg
             camroll verify \\-\\-run 3
             .fi
 

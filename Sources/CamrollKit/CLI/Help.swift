@@ -1,7 +1,7 @@
 /// `--help` for each command, generated from the command table in swift-argument-parser's
 /// layout: OVERVIEW, USAGE, ARGUMENTS, OPTIONS (or the command's own sections), GLOBAL OPTIONS.
 enum Help {
-    static let version = "camroll 0.2.0"
+    static let version = "camroll 0.3.0"
 
     static func text(for command: String?) -> String {
         guard let command, let spec = CommandTable.command(command) else { return overview }

@@ -1,7 +1,7 @@
 # An MJPEG camera (v4l2loopback, fed by mjpeg-feeder): frames with Huffman tables, without them
 # (as UVC cameras send them), and a broken one every other frame.
 modprobe v4l2loopback video_nr=10 exclusive_caps=1 card_label=mjpeg-camera
-camroll snap -d pattern -r 640x480 -o "$OUT/source.jpg" --db /tmp/source.sqlite3 --quiet
+camroll snap -d pattern -r 640x480 --no-exif -o "$OUT/source.jpg" --db /tmp/source.sqlite3 --quiet
 for mode in keep strip mixed; do
     mjpeg-feeder /dev/video10 640 480 $mode "$OUT/source.jpg" 2>"$OUT/feeder-$mode.err" &
     feeder=$!

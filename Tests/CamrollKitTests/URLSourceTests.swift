@@ -147,6 +147,44 @@ import Testing
         #expect(try db.int("SELECT count(*) FROM saves") == 0 && db.int("SELECT count(*) FROM sources") == 0)
     }
 
+    /// On a terminal the download shows a progress line, then the line is cleared.
+    @Test func aDownloadShowsItsProgressOnATerminal() throws {
+        let dir = try TemporaryDirectory()
+        let server = try Server(in: dir)
+        try Self.photo(dir, "photo.jpg", size: "320x240")
+        let command = "\(CamrollBinary.path) -d \(server.url("photo.jpg")) -o \(dir.file("p.jpg")) --db \(dir.file("c.db"))"
+        let result = try CamrollBinary.runProgram(
+            ["/usr/bin/script", "-qfec", command, "/dev/null"],
+            environment: ["XDG_CACHE_HOME": dir.file("cache"), "no_proxy": "*", "NO_PROXY": "*", "TERM": "xterm"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("downloading \(server.url("photo.jpg"))"), "\(result.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("p.jpg")))
+    }
+
+    /// Ctrl-C while the server is silent: out at once, 130, nothing saved or cached.
+    @Test func ctrlCDuringADownloadCancelsIt() throws {
+        let dir = try TemporaryDirectory()
+        let server = try Server(in: dir)
+        let process = CamrollBinary.process(
+            ["-d", server.url("slow"), "--timeout", "30s", "-o", dir.file("x.jpg"), "--db", dir.file("c.db")],
+            environment: ["XDG_CACHE_HOME": dir.file("cache"), "no_proxy": "*", "NO_PROXY": "*"])
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Until the request has reached the server.
+        for _ in 0..<100 where server.requests.isEmpty { usleep(50_000) }
+        let sent = Date()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(Date().timeIntervalSince(sent) < 5, "took \(Date().timeIntervalSince(sent)) s to stop")
+        #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("cancelled"))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.jpg")))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: dir.file("cache/camroll"))) ?? [] == [])
+        #expect(try CatalogReader(dir.file("c.db")).int("SELECT count(*) FROM runs") == 0)
+    }
+
     @Test func unreachableHostsAndAMissingCacheEntry() throws {
         let dir = try TemporaryDirectory()
         let unresolvable = try Self.snap(dir, ["-d", "http://camroll-test.invalid/x.jpg", "-o", dir.file("x.jpg")])

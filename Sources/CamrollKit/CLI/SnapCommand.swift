@@ -33,7 +33,10 @@ struct SnapCommand {
         } catch is CancelledWhileWaiting {
             // Ctrl-C while the camera warmed up or the picture downloaded: nothing was saved,
             // no run was begun.
-            if !options.global.quiet { console.err("cancelled before the first frame\n") }
+            if !options.global.quiet {
+                let what = { if case .url = options.device { "the download ended" } else { "the first frame" } }()
+                console.err("cancelled before \(what)\n")
+            }
             return cancellation.signal == SIGTERM ? .terminated : .interrupted
         }
         if let camera = source as? V4L2Camera, !options.global.quiet {

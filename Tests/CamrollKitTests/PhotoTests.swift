@@ -197,6 +197,19 @@ import Testing
         #expect(try db.int("SELECT jpeg_quality FROM captures") == 95)
         #expect(try db.int("SELECT length(thumbnail) FROM captures") > 100)
         #expect(try Self.exif(dir.file("a.jpg"), ["ExifImageWidth"])["ExifImageWidth"] as? Int == 64)
+        // 16 bits a sample (colour type 2): reduced to 8.
+        let deep = """
+            import struct, zlib
+            rows = b''.join(b'\\0' + struct.pack('>HHH', 65535, 32768, 0) * 16 for _ in range(8))
+            chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+            open('\(dir.file("deep.png"))', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 16, 8, 16, 2, 0, 0, 0))
+                + chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
+            """
+        #expect(try CamrollBinary.runProgram(["/usr/bin/python3", "-c", deep]).status == 0)
+        let deepResult = try CamrollBinary.run(["-d", "file:" + dir.file("deep.png"), "-q", "100", "-o", dir.file("deep.jpg"), "--db", dir.file("c.db")])
+        #expect(deepResult.status == 0, "\(deepResult.stderr)")
+        let (_, orange) = try JPEGDecoder().decodeRGB(try fileBytes(dir.file("deep.jpg")))
+        #expect(orange[0] > 245 && abs(Int(orange[1]) - 128) < 8 && orange[2] < 10, "16-bit orange: \(Array(orange.prefix(3)))")
         let small = try CamrollBinary.run(["-d", "file:" + dir.file("a.png"), "-r", "32x32", "-o", dir.file("s.jpg"), "--db", dir.file("c.db")])
         #expect(small.status == 0)
         #expect(try Self.djpegSize(dir.file("s.jpg")) == "32 24")
@@ -212,5 +225,23 @@ import Testing
         let thumbnail = try #require(row.blob(0))
         let header = try JPEGDecoder().header(of: thumbnail)
         #expect(header.width == 80 && header.height == 120, "\(header)")
+    }
+
+    /// Make comes from the USB device above the video node in sysfs (a tree laid out as the
+    /// kernel lays it out for a UVC camera): its manufacturer string, else its IDs.
+    @Test func makeIsTheUSBManufacturerFromSysfs() throws {
+        let dir = try TemporaryDirectory()
+        let usb = dir.file("sys/devices/pci0000:00/0000:00:14.0/usb1/1-2")
+        let interface = usb + "/1-2:1.0"
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: interface + "/video4linux/video3", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir.file("sys/class/video4linux/video3"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: dir.file("sys/class/video4linux/video3/device"), withDestinationPath: interface)
+        try Data("046d\n".utf8).write(to: URL(fileURLWithPath: usb + "/idVendor"))
+        try Data("082d\n".utf8).write(to: URL(fileURLWithPath: usb + "/idProduct"))
+        #expect(PhotoOrigin.usbManufacturer(node: "video3", sysfs: dir.file("sys")) == "USB 046d:082d")
+        try Data("Logitech\n".utf8).write(to: URL(fileURLWithPath: usb + "/manufacturer"))
+        #expect(PhotoOrigin.usbManufacturer(node: "video3", sysfs: dir.file("sys")) == "Logitech")
+        #expect(PhotoOrigin.usbManufacturer(node: "video9", sysfs: dir.file("sys")) == nil)
     }
 }

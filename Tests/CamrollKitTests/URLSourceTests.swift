@@ -107,6 +107,16 @@ import Testing
         #expect(repaired.status == 0, "\(repaired.stderr)")
         #expect(server.requests.last == "/photo.jpg 200 plain")
         #expect(XXH128.hex(of: try fileBytes(cached)) == XXH128.hex(of: changed))
+
+        // Gone from the server: an error, and the cached copy and its row stay as they were.
+        try FileManager.default.removeItem(atPath: dir.file("www/photo.jpg"))
+        let gone = try Self.snap(dir, ["-d", url, "-o", dir.file("out/g.jpg")])
+        #expect(gone.status == 66 && gone.stderr.contains("not found (HTTP 404)"), "\(gone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/g.jpg")))
+        #expect(XXH128.hex(of: try fileBytes(cached)) == XXH128.hex(of: changed))
+        #expect(try db.text("SELECT xxh128 FROM sources") == XXH128.hex(of: changed))
+        let stillOffline = try Self.snap(dir, ["-d", url, "--offline", "-o", dir.file("out/h.jpg")])
+        #expect(stillOffline.status == 0, "\(stillOffline.stderr)")
     }
 
     @Test func aPNGFromAURLIsEncodedWithExif() throws {

@@ -29,12 +29,16 @@ extension PhotoOrigin {
     ]
 
     /// The USB device's manufacturer string, or `USB vvvv:pppp` when it has none; nil for a
-    /// camera that is not on USB (vivid, a CSI sensor).
-    static func usbManufacturer(of path: String) -> String? {
+    /// camera that is not on USB (vivid, a CSI sensor). `sysfs` is where sysfs is mounted.
+    static func usbManufacturer(of path: String, sysfs: String = "/sys") -> String? {
         guard let real = realpath(path, nil) else { return nil }
         let node = String(cString: real).split(separator: "/").last.map(String.init) ?? ""
         free(real)
-        guard let device = realpath("/sys/class/video4linux/\(node)/device", nil) else { return nil }
+        return usbManufacturer(node: node, sysfs: sysfs)
+    }
+
+    static func usbManufacturer(node: String, sysfs: String) -> String? {
+        guard let device = realpath("\(sysfs)/class/video4linux/\(node)/device", nil) else { return nil }
         var directory = String(cString: device)
         free(device)
         // The video node hangs off a USB interface; the device with the IDs is its parent.

@@ -5,11 +5,12 @@ BUILD_PACKAGES := pkg-config libturbojpeg0-dev libsqlite3-dev libxxhash-dev libv
                   libstb-dev libcurl4-openssl-dev
 TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils
+BENCH_PACKAGES := fswebcam ffmpeg libjpeg-turbo-progs
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test vm-test interrupt fuzz bench deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test vm-test vm-bench interrupt fuzz bench deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -78,6 +79,11 @@ fuzz: deps
 
 vm-test: vm-deps
 	Tests/vm/run-suite
+
+# Time to the first JPEG in one VM boot, beside fswebcam, ffmpeg and a raw v4l2-ctl grab.
+vm-bench: vm-deps
+	$(call ensure_packages,$(BENCH_PACKAGES))
+	Tests/vm/run-suite first-jpeg
 
 bench: test-deps
 	python3 Benchmarks/bench.py

@@ -5,8 +5,11 @@
 
 Each scenario is a folder in Tests/vm/scenarios/ holding `guest.sh` (run as root inside the VM;
 whatever it writes under $OUT comes back), optionally `cmdline` (extra kernel command line,
-e.g. vivid's module options), and `check` (run on the host with the returned folder; exit 0
-means pass). A scenario passes when the guest ran to the end within the timeout and `check`
+e.g. vivid's module options), optionally `programs` (host programs the guest needs beyond the
+usual ones, one per line: they and their libraries go in a tar on a second virtio disk, which
+the guest unpacks: ffmpeg alone needs ~245 libraries, too many for the initramfs), and `check`
+(run on the host with the returned folder; exit 0 means pass). A scenario with a `benchmark`
+file reports rather than tests: it runs only when named (`make vm-bench`). A scenario passes when the guest ran to the end within the timeout and `check`
 passed. The kernel package is downloaded and unpacked once (Tests/vm/cache); the initramfs is
 rebuilt every run around the current camroll.
 """
@@ -144,9 +147,32 @@ def copy_into(root, path, target=None):
 
 def build_tools():
     """Static test tools that run in the guest."""
-    feeder = os.path.join(OUT, "mjpeg-feeder")
-    run(["cc", "-static", "-O2", "-o", feeder, os.path.join(HERE, "mjpeg_feeder.c")])
-    return [feeder]
+    tools = []
+    for name in ["mjpeg_feeder", "timeit"]:
+        tool = os.path.join(OUT, name.replace("_", "-"))
+        run(["cc", "-static", "-O2", "-o", tool, os.path.join(HERE, name + ".c")])
+        tools.append(tool)
+    return tools
+
+
+def programs_disk(scenario, workdir):
+    """The tar of a scenario's extra programs and their libraries, or None."""
+    listing = os.path.join(SCENARIOS, scenario, "programs")
+    if not os.path.exists(listing):
+        return None
+    root = os.path.join(workdir, "programs")
+    shutil.rmtree(root, ignore_errors=True)
+    for program in open(listing).read().split():
+        path = shutil.which(program)
+        if path is None:
+            sys.exit(f"vm: {scenario} needs {program} on the host (apt install it)")
+        copy_into(root, path)
+        for library in shared_libraries(path):
+            copy_into(root, library)
+    disk = os.path.join(workdir, "programs.tar")
+    run(["tar", "-cf", disk, "-C", root, "."])
+    shutil.rmtree(root)
+    return disk
 
 
 def build_initramfs(tree, release, camroll, tools):
@@ -206,7 +232,7 @@ def kvm_usable():
     return os.path.exists("/dev/kvm") and re.search(r"\b(vmx|svm)\b", cpu) is not None
 
 
-def boot(kernel, initramfs, scenario, extra_cmdline, workdir):
+def boot(kernel, initramfs, scenario, extra_cmdline, workdir, timeout=TIMEOUT):
     """Boots one VM for one scenario; returns (finished, seconds)."""
     disk = os.path.join(workdir, "results.tar")
     with open(disk, "wb") as f:
@@ -220,11 +246,14 @@ def boot(kernel, initramfs, scenario, extra_cmdline, workdir):
         "-drive", f"file={disk},format=raw,if=virtio",
         "-serial", f"file:{console}", "-monitor", "none", "-display", "none",
     ]
+    programs = programs_disk(scenario, workdir)
+    if programs:
+        command += ["-drive", f"file={programs},format=raw,if=virtio,readonly=on"]
     if not kvm_usable():
         command[command.index("-smp") + 1] = "1"
     begin = time.monotonic()
     try:
-        subprocess.run(command, timeout=TIMEOUT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        subprocess.run(command, timeout=timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
     except subprocess.TimeoutExpired:
         return False, time.monotonic() - begin
     seconds = time.monotonic() - begin
@@ -234,11 +263,15 @@ def boot(kernel, initramfs, scenario, extra_cmdline, workdir):
     if finished:
         subprocess.run(["tar", "-xf", disk, "-C", results], check=False, stderr=subprocess.DEVNULL)
     os.remove(disk)
+    if programs:
+        os.remove(programs)
     return finished, seconds
 
 
 def main():
-    names = sys.argv[1:] or sorted(n for n in os.listdir(SCENARIOS) if os.path.isdir(os.path.join(SCENARIOS, n)))
+    names = sys.argv[1:] or sorted(
+        n for n in os.listdir(SCENARIOS)
+        if os.path.isdir(os.path.join(SCENARIOS, n)) and not os.path.exists(os.path.join(SCENARIOS, n, "benchmark")))
     for name in names:
         if not os.path.isfile(os.path.join(SCENARIOS, name, "guest.sh")):
             sys.exit(f"vm: no scenario '{name}' (see {SCENARIOS})")
@@ -261,12 +294,13 @@ def main():
         os.makedirs(workdir)
         cmdline_file = os.path.join(SCENARIOS, name, "cmdline")
         extra = open(cmdline_file).read().strip() if os.path.exists(cmdline_file) else ""
-        finished, seconds = boot(kernel, initramfs, name, extra, workdir)
+        benchmark = os.path.exists(os.path.join(SCENARIOS, name, "benchmark"))
+        finished, seconds = boot(kernel, initramfs, name, extra, workdir, timeout=max(TIMEOUT, 1800) if benchmark else TIMEOUT)
         vm_seconds += seconds
         console = os.path.join(workdir, "console.log")
         reason = None
         if not finished:
-            reason = f"the VM did not finish within {TIMEOUT} s" if seconds >= TIMEOUT else "the guest did not finish"
+            reason = "the VM did not finish in time" if seconds >= TIMEOUT else "the guest did not finish"
         else:
             check = os.path.join(SCENARIOS, name, "check")
             result = subprocess.run([check, os.path.join(workdir, "guest")], capture_output=True, text=True)
@@ -274,6 +308,8 @@ def main():
                 f.write(result.stdout + result.stderr)
             if result.returncode != 0:
                 reason = "check failed:\n" + (result.stdout + result.stderr).strip()
+            elif benchmark:
+                print(result.stdout, end="", flush=True)
         if reason is None:
             passed.append(name)
             print(f"PASS {name} ({seconds:.1f} s)", flush=True)

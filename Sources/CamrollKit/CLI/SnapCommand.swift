@@ -27,6 +27,7 @@ struct SnapCommand {
         var catalog: Catalog?
         if case .url = options.device { catalog = try openCatalog() }
 
+        Trace.mark("options parsed")
         let source: FrameSource
         do {
             source = try openSource(cancellation: cancellation, catalog: catalog, console: console)
@@ -39,6 +40,7 @@ struct SnapCommand {
             }
             return cancellation.signal == SIGTERM ? .terminated : .interrupted
         }
+        Trace.mark("source opened")
         if let camera = source as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
         }
@@ -46,6 +48,7 @@ struct SnapCommand {
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
             origin: options.exif ? source.origin : nil)
         let openedCatalog = try catalog ?? openCatalog()
+        Trace.mark("catalog opened")
 
         let saver = BatchSaver(
             source: source, pipeline: pipeline,

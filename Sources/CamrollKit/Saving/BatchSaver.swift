@@ -48,6 +48,7 @@ public final class BatchSaver {
             uuid: runUUID, startedAt: Date(), command: command, device: source.deviceName,
             requestedCount: plan.totalSaves, requestedFrames: plan.frames, outputTemplate: plan.template.text)
         let runID = try recorder.perform { try $0.beginRun(run) }
+        Trace.mark("run row committed")
         // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
         // the rows of every file already renamed into place are committed and the run closed.
         SignalWatcher.setSecondSignalAction { [gate = writer.gate, recorder] _ in
@@ -70,8 +71,10 @@ public final class BatchSaver {
             failure = Self.userError(error)
         }
         state.progress.elapsedMicroseconds = monotonicMicroseconds() - state.startedAt
+        Trace.mark("files written")
         // Whatever happened, the rows of the files already saved are committed.
         do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
+        Trace.mark("save rows committed")
         let status: Catalog.RunStatus =
             failure != nil ? .failed : cancellation.isCancelled && state.progress.done < plan.totalSaves ? .cancelled : .completed
         let unrecorded = recorder.unrecordedCount
@@ -88,6 +91,7 @@ public final class BatchSaver {
                 reason.exitCode, reason.message + "; \(unrecorded) saved file(s) have no catalog row",
                 hint: "Run 'camroll verify --repair --db \(catalogPath)' once the catalog can be written: it records them.")
         }
+        Trace.mark("run closed")
         let summary = RunSummary(
             runID: runID, runUUID: runUUID, status: status, progress: state.progress,
             latency: state.latency, error: failure?.message, catalogPath: catalogPath, lastPath: state.lastPath)
@@ -119,15 +123,20 @@ public final class BatchSaver {
                 if cancellation.isCancelled { return }
             }
             let frame = try source.nextFrame()
+            Trace.mark("frame \(frameIndex) taken")
             let image = try pipeline.jpeg(from: frame)
+            Trace.mark("frame \(frameIndex) encoded")
             let imageHash = XXH128.hex(of: image.bytes)
+            Trace.mark("frame \(frameIndex) hashed")
             state.previousSaveEnd = 0
             let capture = Catalog.NewCapture(
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
                 height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
                 xxh128: imageHash, thumbnail: try pipeline.thumbnail(of: image))
+            Trace.mark("frame \(frameIndex) thumbnail made")
             let captureID = try recorder.perform { try $0.addCapture(capture) }
+            Trace.mark("frame \(frameIndex) capture row")
 
             try image.bytes.withUnsafeBytes { jpeg in
                 for copy in 1...plan.count {
@@ -171,6 +180,7 @@ public final class BatchSaver {
                         savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync))
             }
 
+            if seq == 1 { Trace.mark("first file saved") }
             state.latency.record(end - begin)
             state.progress.done += 1
             state.progress.bytes += size

@@ -47,7 +47,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let values = OutputTemplate.Values(
                 seq: size, seqWidth: size % 20, run: 1, frame: 2, frameWidth: 3, time: Date(timeIntervalSince1970: Double(size) * 1e7))
             _ = template.render(values)
-            _ = try? NSRegularExpression(pattern: template.pathPattern(run: 7))
+            _ = try? Regex(template.pathPattern(run: 7))
             _ = template.fixedDirectory
             _ = template.depthBelowFixedDirectory
             _ = template.namesEachSave

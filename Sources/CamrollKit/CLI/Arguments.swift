@@ -83,7 +83,7 @@ struct ArgumentScanner {
 /// Parsers for option values; each error names the option and what it wanted.
 enum ValueParser {
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
-        guard let value = Int(text.replacingOccurrences(of: "_", with: "")) else {
+        guard let value = Int(text.replacing("_", with: "")) else {
             throw CamrollError.usage("invalid value '\(text)' for '\(option)': expected a whole number")
         }
         guard range.contains(value) else {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `camroll list | show | verify | delete | stats`: the catalog as a tool of its own.
@@ -230,7 +230,7 @@ struct CatalogCommands {
             let counts = Verifier.Outcome.allCases.map { "\(report.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
             text += (report.cancelled ? "cancelled after " : "verified ") + "\(report.checked) files: \(counts); "
                 + "\(Units.bytes(report.bytesRead)) read in \(Units.duration(microseconds: report.elapsedMicroseconds))"
-                + String(format: " (%.1f MB/s)\n", rate)
+                + " (\(Format.fixed(rate, 1)) MB/s)\n"
             if let repaired = report.repair {
                 text += "repaired: \(repaired.runsClosed) interrupted run(s) closed, \(repaired.filesAdopted) unrecorded file(s) "
                     + "recorded, \(repaired.temporaryFilesRemoved) temporary file(s) removed, \(repaired.rowsMarked) row(s) marked"
@@ -413,7 +413,7 @@ struct CatalogCommands {
             return .success
         }
         var text = "\(durations.count) saves, \(Units.bytes(bytes)) over \(Units.duration(microseconds: Int(span * 1e6))): "
-            + String(format: "%.1f saves/s, %.1f MB/s\n", savesPerSecond, megabytesPerSecond)
+            + "\(Format.fixed(savesPerSecond, 1)) saves/s, \(Format.fixed(megabytesPerSecond, 1)) MB/s\n"
         text += "save latency  min \(Units.duration(microseconds: durations.first ?? 0))  p50 \(Units.duration(microseconds: percentile(0.5)))"
             + "  p95 \(Units.duration(microseconds: percentile(0.95)))  p99 \(Units.duration(microseconds: percentile(0.99)))"
             + "  max \(Units.duration(microseconds: durations.last ?? 0))\n\n"
@@ -447,7 +447,7 @@ struct LatencyBuckets {
         return buckets.map { bucket in
             let bar = String(repeating: "█", count: bucket.count == 0 ? 0 : max(1, bucket.count * width / most))
             let label = "≤ " + Units.duration(microseconds: bucket.upper)
-            return label.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%8d ", bucket.count) + bar
+            return label.padded(to: 12) + Format.integer(bucket.count, width: 8) + " " + bar
         }.joined(separator: "\n") + "\n"
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The command line: parses argv, runs a command, turns every error into a message and an
 /// exit status. Nothing here traps on bad input.

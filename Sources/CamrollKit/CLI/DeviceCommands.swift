@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `camroll devices`, `formats`, `check` and `controls`: what cameras there are, what they can
 /// do, and whether this user may use them.
@@ -122,10 +123,10 @@ struct DeviceCommands {
         }
         var text = "\(path):\n"
         for format in formats {
-            text += "  \(format.format.code.padding(toLength: 5, withPad: " ", startingAt: 0)) \(format.description)"
+            text += "  \(format.format.code.padded(to: 5)) \(format.description)"
                 + (format.compressed ? " (compressed)" : "") + "\n"
             for size in device.sizes(for: format.format) {
-                let rates = device.frameRates(for: format.format, size: size).map { String(format: "%.4g", $0) }
+                let rates = device.frameRates(for: format.format, size: size).map { Format.significant($0, 4) }
                 text += "        \(size)" + (rates.isEmpty ? "" : "  @ " + rates.joined(separator: ", ") + " fps") + "\n"
             }
         }

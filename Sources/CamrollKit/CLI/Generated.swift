@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Files generated from the command table at install time, and the answers the completions ask
 /// for while a user types. Hidden commands, not in `--help`:
@@ -116,7 +117,7 @@ enum ManPage {
 
     /// roff: a backslash is `\e`, a hyphen `\-`, a line may not start with `.` or `'`.
     static func escape(_ text: String) -> String {
-        let escaped = text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+        let escaped = text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
         return escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             line.hasPrefix(".") || line.hasPrefix("'") ? "\\&" + line : String(line)
         }.joined(separator: "\n")
@@ -258,8 +259,8 @@ enum Completions {
     }
 
     private static func zshQuote(_ text: String) -> String {
-        text.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: ":", with: "\\:")
-            .replacingOccurrences(of: "[", with: "\\[").replacingOccurrences(of: "]", with: "\\]")
+        text.replacing("'", with: "'\\''").replacing(":", with: "\\:")
+            .replacing("[", with: "\\[").replacing("]", with: "\\]")
     }
 
     private static func zshSpec(_ option: OptionSpec) -> String {
@@ -318,7 +319,7 @@ enum Completions {
         return script
     }
 
-    private static func fishQuote(_ text: String) -> String { text.replacingOccurrences(of: "'", with: "\\'") }
+    private static func fishQuote(_ text: String) -> String { text.replacing("'", with: "\\'") }
 
     private static func fishLine(_ option: OptionSpec, condition: String?) -> String {
         var line = "complete -c camroll"

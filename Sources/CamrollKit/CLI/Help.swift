@@ -53,7 +53,7 @@ enum Help {
         if head.count + 2 > column {
             return head + "\n" + String(repeating: " ", count: column) + wrapped(help, indent: column, first: column) + "\n"
         }
-        return head.padding(toLength: column, withPad: " ", startingAt: 0) + wrapped(help, indent: column, first: column) + "\n"
+        return head.padded(to: column) + wrapped(help, indent: column, first: column) + "\n"
     }
 
     /// `text` in lines of at most 100 columns; lines after the first indented by `indent`.

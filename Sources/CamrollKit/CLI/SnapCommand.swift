@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// `camroll snap`: opens the source and the catalog, runs the batch, maps the outcome to an
 /// exit status.
@@ -20,7 +21,7 @@ struct SnapCommand {
         if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
             throw CamrollError.usage(
                 "output template '\(templateText)' gives every save the same name",
-                hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacingOccurrences(of: ".jpg", with: ""))_{seq}.jpg'.")
+                hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacing(".jpg", with: ""))_{seq}.jpg'.")
         }
 
         // A URL source needs the catalog (its `sources` row) before anything else.
@@ -155,7 +156,7 @@ struct SnapCommand {
     private func commandText() -> String {
         arguments.map { argument in
             argument.allSatisfy({ $0.isLetter || $0.isNumber || "-_./:=,{}".contains($0) }) && !argument.isEmpty
-                ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+                ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
         }.joined(separator: " ")
     }
 }

@@ -197,7 +197,7 @@ enum PixelFormatName {
         case "jpeg": return .jpeg
         case "yuyv", "yuy2": return .yuyv
         default:
-            let padded = text.uppercased().padding(toLength: 4, withPad: " ", startingAt: 0)
+            let padded = text.uppercased().padded(to: 4)
             return text.count >= 3 && text.count <= 4 ? PixelFormat(code: padded) : nil
         }
     }

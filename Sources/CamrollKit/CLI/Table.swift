@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A query's result, for printing as aligned text, CSV or JSON.
 struct Table {
@@ -20,7 +21,7 @@ struct Table {
 
         var json: Any {
             switch self {
-            case .null: NSNull()
+            case .null: JSONNull.null
             case .int(let v): v
             case .double(let v): v
             case .text(let v): v
@@ -47,7 +48,7 @@ struct Table {
     /// RFC 4180: fields with commas, quotes or line breaks are quoted, quotes doubled.
     func csv() -> String {
         func field(_ text: String) -> String {
-            text.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+            text.contains(where: { ",\"\n\r".contains($0) }) ? "\"" + text.replacing("\"", with: "\"\"") + "\"" : text
         }
         return ([columns.map(field).joined(separator: ",")] + rows.map { $0.map { field($0.display) }.joined(separator: ",") })
             .joined(separator: "\n") + "\n"
@@ -59,8 +60,8 @@ struct Table {
         let cells = [columns] + rows.map { $0.map(\.display) }
         let widths = columns.indices.map { column in cells.map { $0[column].count }.max() ?? 0 }
         return cells.map { row in
-            row.enumerated().map { $1.padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            row.enumerated().map { $1.padded(to: widths[$0]) }
+                .joined(separator: "  ").trimmed()
         }.joined(separator: "\n") + "\n"
     }
 
@@ -68,7 +69,7 @@ struct Table {
     func vertical() -> String {
         guard let row = rows.first else { return "" }
         let width = columns.map(\.count).max() ?? 0
-        return zip(columns, row).map { "  " + ($0 + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0) + " " + $1.display }
+        return zip(columns, row).map { "  " + ($0 + ":").padded(to: width + 1) + " " + $1.display }
             .joined(separator: "\n") + "\n"
     }
 }

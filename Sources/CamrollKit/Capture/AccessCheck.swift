@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Why a camera cannot be opened, in words a user can act on, and the exact fix.
@@ -110,7 +110,7 @@ public enum AccessCheck {
             }
             if holds {
                 let name = (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+                    .trimmed() ?? "?"
                 holders.append((pid, name))
             }
         }

@@ -1,5 +1,5 @@
 import CV4L2
-import Foundation
+import FoundationEssentials
 import Glibc
 
 extension PhotoOrigin {
@@ -44,13 +44,12 @@ extension PhotoOrigin {
         // The video node hangs off a USB interface; the device with the IDs is its parent.
         for _ in 0..<3 {
             func read(_ name: String) -> String? {
-                (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8))?.trimmed()
             }
             if let vendor = read("idVendor"), let product = read("idProduct") {
                 return read("manufacturer").flatMap { $0.isEmpty ? nil : $0 } ?? "USB \(vendor):\(product)"
             }
-            directory = (directory as NSString).deletingLastPathComponent
+            directory = PathText.directory(of: directory)
         }
         return nil
     }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The capture devices of this machine, as `camroll devices` shows them.
 public enum DeviceList {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A V4L2 pixel format, identified by its four-character code.
 public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
@@ -17,7 +18,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public var code: String {
         let bytes = (0..<4).map { UInt8(truncatingIfNeeded: fourcc >> (8 * UInt32($0))) }
         let printable = bytes.map { $0 >= 0x20 && $0 < 0x7f ? $0 : UInt8(ascii: "?") }
-        return String(decoding: printable, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        return String(decoding: printable, as: UTF8.self).trimmed()
     }
 
     public var description: String { code }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `--device file:PATH` (and a downloaded URL): an existing photo, checked once. A JPEG is
@@ -77,7 +77,7 @@ public final class ImageFile: FrameSource {
 enum AbsolutePath {
     /// `path` made absolute against the working directory, with `.` and `..` removed.
     static func resolve(_ path: String) -> String {
-        let joined = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let joined = path.hasPrefix("/") ? path : ProcessEnvironment.currentDirectory() + "/" + path
         var parts: [Substring] = []
         for part in joined.split(separator: "/") {
             switch part {

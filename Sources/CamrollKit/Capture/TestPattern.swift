@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The built-in camera: 75% colour bars in YUYV (BT.601 limited range, like vivid's default),
 /// with the frame number drawn in the lower left so that distinct frames differ.

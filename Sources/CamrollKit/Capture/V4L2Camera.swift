@@ -1,5 +1,5 @@
 import CV4L2
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// A V4L2 camera as a frame source: format negotiation, mmap streaming, poll with a timeout.
@@ -185,8 +185,8 @@ public final class V4L2Camera: FrameSource {
             let granted = Double(fraction.denominator) / Double(fraction.numerator)
             framesPerSecond = granted
             if let requested, abs(granted - requested) / requested > 0.01 {
-                adjustments.append(String(format: "asked for %.3g fps, ", requested) + deviceName
-                                   + String(format: " gives %.3g fps", granted))
+                adjustments.append("asked for \(Format.significant(requested, 3)) fps, " + deviceName
+                                   + " gives \(Format.significant(granted, 3)) fps")
             }
         }
     }
@@ -311,7 +311,7 @@ public final class V4L2Camera: FrameSource {
                 throw CamrollError(
                     .frameTimeout,
                     "no frame from \(deviceName) within \(Units.duration(microseconds: timeoutMicroseconds))"
-                        + " (\(format.code) \(resolution)\(framesPerSecond.map { String(format: " at %.3g fps", $0) } ?? ""))",
+                        + " (\(format.code) \(resolution)\(framesPerSecond.map { " at \(Format.significant($0, 3)) fps" } ?? ""))",
                     hint: "The camera may be stalled, or too slow for this format and size: try a smaller -r, "
                         + "-f mjpeg, or a longer --timeout.")
             }

@@ -1,5 +1,5 @@
 import CV4L2
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// An open V4L2 device node, through libv4l2 (which also handles devices that need a plugin).

@@ -1,5 +1,5 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The SQLite catalog: a row per run, per captured frame, per saved file.
@@ -70,7 +70,7 @@ public final class Catalog {
         for byte in path.utf8 {
             switch byte {
             case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"), 0..<0x21, 0x7F...:
-                out += String(format: "%%%02X", byte)
+                out += "%" + Format.hexByte(byte)
             default:
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             }
@@ -155,7 +155,7 @@ public final class Catalog {
     }
 
     private static func createParentDirectory(of path: String) throws {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = PathText.directory(of: path)
         do {
             try Directories.create(directory)
         } catch let error as SystemError {

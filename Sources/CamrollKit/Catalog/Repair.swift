@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `verify --repair`, before the files are checked: finishes what a killed process left behind.
@@ -86,24 +86,24 @@ public struct Repair {
 
     private func repair(_ run: Run, into result: inout Result) throws {
         guard let template = try? OutputTemplate(run.template) else { return }
-        let pattern = try NSRegularExpression(pattern: template.pathPattern(run: run.id))
-        let temporaryPattern = try NSRegularExpression(pattern: AtomicFileWriter.temporaryNamePattern(pid: run.pid))
+        let pattern = try Regex(template.pathPattern(run: run.id))
+        let temporaryPattern = try Regex(AtomicFileWriter.temporaryNamePattern(pid: run.pid))
         let captures = try catalog.userErrors { try self.captures(of: run.id) }
         let recorded = try catalog.userErrors { try self.recordedPaths(of: run.id) }
 
         for path in Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory) {
-            let name = (path as NSString).lastPathComponent
-            if temporaryPattern.firstMatch(in: name, range: NSRange(name.startIndex..., in: name)) != nil {
+            let name = PathText.lastComponent(of: path)
+            if name.firstMatch(of: temporaryPattern) != nil {
                 if unlink(path) == 0 { result.temporaryFilesRemoved += 1 }
                 continue
             }
             guard !recorded.contains(path),
-                  let match = pattern.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)),
+                  let match = path.firstMatch(of: pattern),
                   let bytes = RegularFile.contents(path, limit: Self.largestAdoptedFile)
             else { continue }
             guard let (captureID, commentSeq) = identify(bytes, run: run, captures: captures) else { continue }
             var seq = commentSeq ?? 0
-            if match.numberOfRanges > 1, let range = Range(match.range(at: 1), in: path), let number = Int(path[range]) {
+            if match.output.count > 1, let digits = match.output[1].substring, let number = Int(digits) {
                 seq = number
             }
             let modified = RegularFile.modificationDate(path)

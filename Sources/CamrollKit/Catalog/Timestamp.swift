@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Times as the catalog stores them: ISO-8601, UTC, milliseconds (`2026-12-02T16:30:05.123Z`).
@@ -45,13 +45,37 @@ public enum Timestamp {
 }
 
 extension Timestamp {
+    /// Seconds since 1970 of a catalog timestamp, `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), as written
+    /// by `iso8601`; nil for anything else.
+    static func seconds(ofISO8601 text: String) -> Double? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+              bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              let millis = number(20..<23), (1...12).contains(month), (1...31).contains(day) else { return nil }
+        // Days from 1970-01-01 to the date (Howard Hinnant's days_from_civil).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(millis) / 1000
+    }
+
     /// Seconds from one catalog timestamp to another (0 if either does not parse).
     static func seconds(between first: String, and last: String) -> Double {
-        func parse(_ text: String) -> Double? {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            return formatter.date(from: text)?.timeIntervalSince1970
-        }
+        func parse(_ text: String) -> Double? { Timestamp.seconds(ofISO8601: text) }
         guard let a = parse(first), let b = parse(last) else { return 0 }
         return max(0, b - a)
     }

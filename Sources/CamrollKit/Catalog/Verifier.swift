@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `camroll verify`: reads every saved file back, past the page cache, and compares its size

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -51,9 +51,10 @@ public enum SignalWatcher {
         guard started.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         var set = signalSet()
         pthread_sigmask(SIG_BLOCK, &set, nil)
-        let thread = Thread { takeSignals() }
-        thread.name = "camroll.signals"
-        thread.start()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { _ in SignalWatcher.takeSignals() }, nil)
+        precondition(created == 0, "cannot start the signal thread")
+        pthread_detach(thread)
     }
 
     /// From now on the first signal cancels instead of exiting. `onSecondSignal` runs on the

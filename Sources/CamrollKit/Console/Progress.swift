@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// How far a batch has got.
 public struct SaveProgress: Sendable {
@@ -40,24 +41,24 @@ public protocol ProgressReporter: AnyObject {
 enum Units {
     static func bytes(_ count: Int) -> String {
         let value = Double(count)
-        if value >= 1e9 { return String(format: "%.2f GB", value / 1e9) }
-        if value >= 1e6 { return String(format: "%.1f MB", value / 1e6) }
-        if value >= 1e3 { return String(format: "%.1f kB", value / 1e3) }
+        if value >= 1e9 { return Format.fixed(value / 1e9, 2) + " GB" }
+        if value >= 1e6 { return Format.fixed(value / 1e6, 1) + " MB" }
+        if value >= 1e3 { return Format.fixed(value / 1e3, 1) + " kB" }
         return "\(count) B"
     }
 
     static func duration(microseconds: Int) -> String {
         let value = Double(microseconds)
-        if value >= 1e6 { return String(format: "%.2f s", value / 1e6) }
-        if value >= 1e3 { return String(format: "%.2f ms", value / 1e3) }
+        if value >= 1e6 { return Format.fixed(value / 1e6, 2) + " s" }
+        if value >= 1e3 { return Format.fixed(value / 1e3, 2) + " ms" }
         return "\(microseconds) µs"
     }
 
     static func clock(seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "--:--" }
         let whole = Int(seconds.rounded())
-        if whole >= 3600 { return String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60) }
-        return String(format: "%02d:%02d", whole / 60, whole % 60)
+        if whole >= 3600 { return "\(whole / 3600):\(Format.integer(whole / 60 % 60, width: 2, pad: "0")):\(Format.integer(whole % 60, width: 2, pad: "0"))" }
+        return "\(Format.integer(whole / 60, width: 2, pad: "0")):\(Format.integer(whole % 60, width: 2, pad: "0"))"
     }
 }
 
@@ -73,7 +74,7 @@ func summaryText(_ summary: RunSummary) -> String {
     var lines = [
         "\(head) files, \(Units.bytes(p.bytes)) in \(Units.duration(microseconds: p.elapsedMicroseconds))"
             + " (\(Units.duration(microseconds: p.savingMicroseconds)) saving): "
-            + String(format: "%.1f saves/s, %.1f MB/s", p.savesPerSecond, p.megabytesPerSecond)
+            + "\(Format.fixed(p.savesPerSecond, 1)) saves/s, \(Format.fixed(p.megabytesPerSecond, 1)) MB/s"
     ]
     let l = summary.latency
     if l.count > 0 {
@@ -142,10 +143,11 @@ public final class TerminalProgress: ProgressReporter {
             let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 1
             let remaining = progress.savesPerSecond > 0
                 ? Double(progress.total - progress.done) / progress.savesPerSecond : .nan
-            return String(
-                format: "saving %d/%d  %5.1f%%  %.0f saves/s  %.1f MB/s  ETA ",
-                progress.done, progress.total, fraction * 100, progress.savesPerSecond,
-                progress.megabytesPerSecond) + Units.clock(seconds: remaining)
+            let percent = Format.fixed(fraction * 100, 1)
+            return "saving \(progress.done)/\(progress.total)  "
+                + String(repeating: " ", count: max(0, 5 - percent.count)) + percent + "%  "
+                + "\(Format.fixed(progress.savesPerSecond, 0)) saves/s  \(Format.fixed(progress.megabytesPerSecond, 1)) MB/s  ETA "
+                + Units.clock(seconds: remaining)
         }
     }
 
@@ -169,8 +171,8 @@ public final class PlainProgress: ProgressReporter {
 
     public func update(_ progress: SaveProgress) {
         line?.show {
-            String(format: "saving %d/%d (%.1f saves/s, %.1f MB/s)", progress.done, progress.total,
-                   progress.savesPerSecond, progress.megabytesPerSecond)
+            "saving \(progress.done)/\(progress.total) (\(Format.fixed(progress.savesPerSecond, 1)) saves/s, "
+                + "\(Format.fixed(progress.megabytesPerSecond, 1)) MB/s)"
         }
     }
 
@@ -230,14 +232,5 @@ public final class JSONProgress: ProgressReporter {
 
     private func emit(_ object: [String: Any]) {
         console.out(JSONLine.encode(object))
-    }
-}
-
-enum JSONLine {
-    /// One compact JSON object and a newline, keys sorted so output is stable.
-    static func encode(_ object: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return "{}\n" }
-        return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

@@ -1,5 +1,5 @@
 import CExif
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where a picture came from, as EXIF tells photo managers: the camera's names and the settings

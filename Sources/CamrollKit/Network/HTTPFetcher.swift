@@ -47,7 +47,7 @@ struct HTTPFetcher {
         let ran = withExtendedLifetime(observer) {
             ccurl_fetch(
                 &transfer, url, ifNoneMatch, ifModifiedSince, Int(Self.connectTimeoutMilliseconds), stallSeconds,
-                Help.version.replacingOccurrences(of: " ", with: "/"))
+                Help.version.replacing(" ", with: "/"))
         }
         let message = withUnsafeBytes(of: transfer.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard ran == 0 else {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What `snap` was asked to do with the frames it takes.
 public struct BatchPlan: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The `-o` naming template: literal text with `{seq}`, `{seq:N}`, `{uuid}`, `{run}`,
@@ -98,6 +98,16 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
     /// A regular expression matching every path this template can render for run `run`; the
     /// first capture group is `{seq}` when the template has one. For finding a killed run's
     /// files that were renamed into place but not yet recorded.
+    /// `text` as a regular expression that matches exactly it.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if "\\^$.|?*+()[]{}".contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
     public func pathPattern(run: Int) -> String {
         var pattern = "^"
         var seqCaptured = false
@@ -108,12 +118,11 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             switch piece {
             case .literal(let text) where index == pieces.count - 1:
                 if let dot = text.lastIndex(of: "."), !text[dot...].contains("/") {
-                    pattern += NSRegularExpression.escapedPattern(for: String(text[..<dot])) + numbered
-                        + NSRegularExpression.escapedPattern(for: String(text[dot...]))
+                    pattern += Self.escaped(String(text[..<dot])) + numbered + Self.escaped(String(text[dot...]))
                 } else {
-                    pattern += NSRegularExpression.escapedPattern(for: text) + numbered
+                    pattern += Self.escaped(text) + numbered
                 }
-            case .literal(let text): pattern += NSRegularExpression.escapedPattern(for: text)
+            case .literal(let text): pattern += Self.escaped(text)
             case .seq(let width):
                 let digits = width.map { "\\d{\($0),}" } ?? "\\d+"
                 pattern += seqCaptured ? digits : "(\(digits))"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Opening what the catalog says is a saved file, when anything may now sit at that path.

@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Writes the catalog on a thread of its own, so SQLite's work overlaps the writing of the next
 /// files instead of adding to it. Save rows are queued and committed in one transaction at most
@@ -13,7 +14,7 @@ final class SaveRecorder: @unchecked Sendable {
     private let catalog: Catalog
     private let queue = DispatchQueue(label: "camroll.catalog")
     private let commitInterval: DispatchTimeInterval
-    private let lock = NSLock()
+    private let lock = Lock()
     // Guarded by `lock`:
     private var pending: [Catalog.NewSave] = []
     private var unrecorded: [Catalog.NewSave] = []

@@ -1,0 +1,80 @@
+/// The little text formatting camroll needs, without Foundation's NSString bridge: that bridge
+/// (String(format:), padding, trimming, NSRegularExpression) pulls in ICU, tens of megabytes
+/// of binary and tens of milliseconds of start-up under emulation, for a few numbers and paths.
+extension String {
+    /// Cut or padded with spaces on the right to exactly `width` characters.
+    func padded(to width: Int) -> String {
+        count >= width ? String(prefix(width)) : self + String(repeating: " ", count: width - count)
+    }
+
+    /// Without leading and trailing spaces, tabs and line ends.
+    func trimmed() -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}
+
+/// Paths as strings, the way NSString's path methods treat them.
+enum PathText {
+    /// `/a/b/c` → `/a/b`; `/a` → `/`; `c` → ``.
+    static func directory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    /// `/a/b/c.jpg` → `c.jpg`.
+    static func lastComponent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return trimmed.lastIndex(of: "/").map { String(trimmed[trimmed.index(after: $0)...]) } ?? String(trimmed)
+    }
+}
+
+/// Numbers as text: printf's %.Nf, %.Ng, %0Nd and %ND, without printf.
+enum Format {
+    /// `value` with `digits` decimals, rounded half away from zero (%.1f: 2.25 → "2.3").
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return value.isNaN ? "nan" : value < 0 ? "-inf" : "inf" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard scaled < 9e18 else { return String(value) }
+        let units = Int64(scaled)
+        let whole = units / Int64(scale), fraction = units % Int64(scale)
+        let sign = value < 0 && units != 0 ? "-" : ""
+        guard digits > 0 else { return sign + String(whole) }
+        let fractionText = String(fraction)
+        return sign + String(whole) + "." + String(repeating: "0", count: digits - fractionText.count) + fractionText
+    }
+
+    /// `value` to `digits` significant digits, trailing zeros dropped (%.3g: 29.97 → "30",
+    /// 7.5 → "7.5", 0.1 → "0.1").
+    static func significant(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite, value != 0 else { return value == 0 ? "0" : String(value) }
+        var magnitude = 0
+        var probe = abs(value)
+        while probe >= 10 { probe /= 10; magnitude += 1 }
+        while probe < 1 { probe *= 10; magnitude -= 1 }
+        var text = fixed(value, max(0, digits - 1 - magnitude))
+        if text.contains(".") {
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+        }
+        return text
+    }
+
+    /// `value` right-aligned in `width` characters, padded with `pad` (%0Nd, %Nd).
+    static func integer(_ value: Int, width: Int, pad: Character = " ") -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: pad, count: width - text.count) + text
+    }
+
+    /// Two upper-case hex digits (%02X).
+    static func hexByte(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+    }
+}

@@ -24,15 +24,26 @@ struct SnapCommand {
                 hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacing(".jpg", with: ""))_{seq}.jpg'.")
         }
 
-        // A URL source needs the catalog (its `sources` row) before anything else.
+        // A URL source needs the catalog (its `sources` row) before anything else. For a camera,
+        // the catalog opens on another thread meanwhile: opening, negotiating and the warm-up
+        // frames are mostly waiting on the device.
         var catalog: Catalog?
-        if case .url = options.device { catalog = try openCatalog() }
+        var pendingCatalog: Pending<Catalog>?
+        switch options.device {
+        case .url: catalog = try openCatalog()
+        case .camera, .firstCamera: pendingCatalog = Pending { [self] in try openCatalog() }
+        case .pattern, .file: break
+        }
 
         Trace.mark("options parsed")
         let source: FrameSource
         do {
             source = try openSource(cancellation: cancellation, catalog: catalog, console: console)
-        } catch is CancelledWhileWaiting {
+        } catch {
+            // The camera's error is the one to report; the catalog is left to finish opening
+            // (a migration is never cut short by the exit).
+            _ = try? pendingCatalog?.value()
+            guard error is CancelledWhileWaiting else { throw error }
             // Ctrl-C while the camera warmed up or the picture downloaded: nothing was saved,
             // no run was begun.
             if !options.global.quiet {
@@ -48,7 +59,7 @@ struct SnapCommand {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
             origin: options.exif ? source.origin : nil)
-        let openedCatalog = try catalog ?? openCatalog()
+        let openedCatalog = try catalog ?? pendingCatalog?.value() ?? openCatalog()
         Trace.mark("catalog opened")
 
         let saver = BatchSaver(
@@ -142,7 +153,7 @@ struct SnapCommand {
         V4L2Camera.Request(
             format: options.format, resolution: options.resolution, fps: options.fps,
             skip: options.skip ?? V4L2Camera.defaultSkip, timeoutMicroseconds: options.timeoutMicroseconds,
-            controls: options.controls)
+            controls: options.controls, singleFrame: options.frames == 1)
     }
 
     private func reporter(_ console: Console) -> ProgressReporter {

@@ -14,13 +14,19 @@ public final class V4L2Camera: FrameSource {
         public var skip: Int = V4L2Camera.defaultSkip
         public var timeoutMicroseconds: Int = 5_000_000
         public var controls: [(name: String, value: String)] = []
+        /// Only one frame will be taken: fewer buffers.
+        public var singleFrame = false
     }
 
     /// Warm-up frames skipped by default: enough for a webcam's auto-exposure to settle.
     public static let defaultSkip = 5
     /// Consecutive broken frames after which the camera is declared faulty.
     static let maxConsecutiveBadFrames = 30
+    /// Buffers asked for when streaming: enough to keep frames coming while one is encoded.
+    /// A single photo asks for 2 (the fewest most drivers accept): each buffer is a whole frame
+    /// the driver allocates and maps, time spent before the first frame.
     static let bufferCount: UInt32 = 4
+    static let singleFrameBufferCount: UInt32 = 2
 
     public let deviceName: String
     public private(set) var origin = PhotoOrigin()
@@ -64,7 +70,7 @@ public final class V4L2Camera: FrameSource {
         try controls.apply(request.controls)
         origin = PhotoOrigin.camera(path: path, card: caps.card, controls: controls)
         try configure(request)
-        try startStreaming()
+        try startStreaming(bufferCount: request.singleFrame ? Self.singleFrameBufferCount : Self.bufferCount)
         for _ in 0..<request.skip { _ = try dequeue(keep: false) }
     }
 
@@ -193,9 +199,9 @@ public final class V4L2Camera: FrameSource {
 
     // MARK: Streaming
 
-    private func startStreaming() throws {
+    private func startStreaming(bufferCount: UInt32) throws {
         var request = v4l2_requestbuffers()
-        request.count = Self.bufferCount
+        request.count = bufferCount
         request.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
         request.memory = CV4L2_MEMORY_MMAP
         try busyAware { try device.ioctl(CV4L2_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request) }

@@ -244,21 +244,4 @@ import Testing
         #expect(PhotoOrigin.usbManufacturer(node: "video3", sysfs: dir.file("sys")) == "Logitech")
         #expect(PhotoOrigin.usbManufacturer(node: "video9", sysfs: dir.file("sys")) == nil)
     }
-
-    /// The thumbnail made straight from a YUYV frame looks like the one decoded from its JPEG:
-    /// same size, colours within a few levels on average.
-    @Test(arguments: [Resolution(width: 1920, height: 1080), Resolution(width: 640, height: 480), Resolution(width: 100, height: 30)])
-    func aThumbnailFromTheFrameMatchesOneFromTheJPEG(size: Resolution) throws {
-        let frame = try TestPattern(resolution: size).nextFrame()
-        let encoder = try JPEGEncoder()
-        let jpeg = try encoder.encode(frame, quality: 95).bytes
-        let fromJPEG = try Thumbnail.make(from: jpeg, fitting: Thumbnail.defaultBox, encoder: encoder)
-        let fromFrame = try Thumbnail.make(fromYUYV: frame, fitting: Thumbnail.defaultBox, encoder: encoder)
-        let (a, pixelsA) = try JPEGDecoder().decodeRGB(fromJPEG)
-        let (b, pixelsB) = try JPEGDecoder().decodeRGB(fromFrame)
-        #expect(a == b)
-        let difference = zip(pixelsA, pixelsB).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
-        let mean = Double(difference) / Double(max(1, pixelsA.count))
-        #expect(mean < 8, "mean difference \(mean) levels at \(size)")
-    }
 }

@@ -186,13 +186,9 @@ public final class ImagePipeline {
         return best
     }
 
-    /// The capture's thumbnail, or nil when thumbnails are off: from the YUYV frame itself
-    /// when the JPEG shows all of it (no crop), else from the JPEG.
-    public func thumbnail(of image: EncodedImage, from frame: Frame? = nil) throws -> [UInt8]? {
+    /// The capture's thumbnail, or nil when thumbnails are off.
+    public func thumbnail(of image: EncodedImage) throws -> [UInt8]? {
         guard let thumbnailBox else { return nil }
-        if let frame, frame.format == .yuyv, edits.crop == nil, frame.width == image.width, frame.height == image.height {
-            return try Thumbnail.make(fromYUYV: frame, fitting: thumbnailBox, encoder: encoder)
-        }
         return try Thumbnail.make(from: image.bytes, fitting: thumbnailBox, encoder: encoder)
     }
 }

@@ -23,55 +23,6 @@ public enum Thumbnail {
         return try encoder.encode(frame, quality: quality).bytes
     }
 
-    /// From a camera's (or the pattern's) YUYV frame, without decoding the JPEG made of it:
-    /// each thumbnail pixel is the mean of a 4x4 grid of samples spread over the block of the
-    /// frame it covers, converted with the BT.601 matrix JPEG uses. On the way to the first photo
-    /// this costs a fraction of decoding a 1080p JPEG, even at 1/8 scale.
-    public static func make(fromYUYV frame: Frame, fitting box: Resolution, encoder: JPEGEncoder) throws -> [UInt8] {
-        let width = frame.width, height = frame.height
-        guard frame.format == .yuyv, width >= 2, height >= 1, frame.bytesPerLine >= width * 2,
-              frame.bytes.count >= frame.bytesPerLine * (height - 1) + width * 2 else {
-            throw CamrollError(.dataError, "YUYV frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
-        }
-        let target = fittedSize(width, height, inside: box)
-        let (lumaMap, chromaMap) = frame.fullRange
-            ? (JPEGEncoder.identity, JPEGEncoder.identity) : (JPEGEncoder.expandLuma, JPEGEncoder.expandChroma)
-        let samples = 4
-        var pixels = [UInt8](repeating: 0, count: target.width * target.height * 3)
-        frame.bytes.withUnsafeBufferPointer { source in
-            for ty in 0..<target.height {
-                let y0 = ty * height / target.height, y1 = max(y0 + 1, (ty + 1) * height / target.height)
-                for tx in 0..<target.width {
-                    let x0 = tx * width / target.width, x1 = max(x0 + 1, (tx + 1) * width / target.width)
-                    var sums = (0.0, 0.0, 0.0)
-                    var count = 0.0
-                    for sy in 0..<samples {
-                        let y = y0 + (y1 - y0) * (2 * sy + 1) / (2 * samples)
-                        let row = y * frame.bytesPerLine
-                        for sx in 0..<samples {
-                            let x = x0 + (x1 - x0) * (2 * sx + 1) / (2 * samples)
-                            let pair = row + (x / 2) * 4
-                            let luma = Double(lumaMap[Int(source[pair + (x % 2) * 2])])
-                            let cb = Double(chromaMap[Int(source[pair + 1])]) - 128
-                            let cr = Double(chromaMap[Int(source[pair + 3])]) - 128
-                            sums.0 += luma + 1.402 * cr
-                            sums.1 += luma - 0.344136 * cb - 0.714136 * cr
-                            sums.2 += luma + 1.772 * cb
-                            count += 1
-                        }
-                    }
-                    let offset = (ty * target.width + tx) * 3
-                    pixels[offset] = UInt8(max(0, min(255, (sums.0 / count).rounded())))
-                    pixels[offset + 1] = UInt8(max(0, min(255, (sums.1 / count).rounded())))
-                    pixels[offset + 2] = UInt8(max(0, min(255, (sums.2 / count).rounded())))
-                }
-            }
-        }
-        let small = Frame(format: .rgb24, width: target.width, height: target.height, bytesPerLine: target.width * 3,
-                          bytes: pixels, sequence: 0, capturedAt: .init(timeIntervalSince1970: 0))
-        return try encoder.encode(small, quality: quality).bytes
-    }
-
     /// `width` x `height` scaled to fit inside `box`, aspect kept, at least 1x1, not enlarged.
     static func fittedSize(_ width: Int, _ height: Int, inside box: Resolution) -> Resolution {
         let scale = min(1, Double(box.width) / Double(width), Double(box.height) / Double(height))

@@ -134,7 +134,7 @@ public final class BatchSaver {
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
                 height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
-                xxh128: imageHash, thumbnail: try pipeline.thumbnail(of: image, from: frame))
+                xxh128: imageHash, thumbnail: try pipeline.thumbnail(of: image))
             Trace.mark("frame \(frameIndex) thumbnail made")
             let captureID = try recorder.perform { try $0.addCapture(capture) }
             Trace.mark("frame \(frameIndex) capture row")

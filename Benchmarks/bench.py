@@ -6,7 +6,10 @@ nothing else; camroll with everything it does (temporary name, no-replace rename
 a catalog row per save in SQLite, progress). Rounds alternate so that both see the same disk
 weather; the median of the per-round ratios of saving rates is reported, and beside it the
 ratio of whole-command wall-clock rates. Then camroll's peak resident memory
-for N=1000 and N=20000, which must not grow with N.
+for N=1000 and N=20000, which must not grow with N. Then one photo: camroll's JPEG encoding
+rate against tjbench's on the same 1920x1080 picture (quality 90, 4:2:2, from planar YUV, as
+camroll encodes a YUYV frame), and the whole `snap -n 1` against a C program doing the least the
+same photo needs (Benchmarks/snap_one.c: frame, encode, write, rename).
 
 usage: Benchmarks/bench.py [--dir DIR] [--count N] [--rounds R]
 """
@@ -111,6 +114,56 @@ def main():
           f"(target <= 1.10): {'OK' if growth <= 1.10 else 'GROWS WITH N'}")
     shutil.rmtree(os.path.join(work, "c"), ignore_errors=True)
     shutil.rmtree(os.path.join(work, "camroll"), ignore_errors=True)
+    one_photo(camroll, work, args.rounds)
+
+
+def trace_took(stderr, phase):
+    """The milliseconds a CAMROLL_TRACE phase took, from the trace table."""
+    for line in stderr.splitlines():
+        if line.startswith("trace: " + phase + " "):
+            return float(line.split()[-1])
+    sys.exit(f"bench: no phase '{phase}' in the trace")
+
+
+def one_photo(camroll, work, rounds):
+    # Encoding: camroll's own timing of each frame's encoding (YUYV to planes, then turbojpeg),
+    # 30 frames, against tjbench compressing the same picture from planar YUV.
+    frames = 30
+    catalog = os.path.join(work, "one.sqlite3")
+    out = subprocess.run(
+        [camroll, "snap", "-d", "pattern", "-r", "1920x1080", "--frames", str(frames), "--no-exif", "--thumbnail", "none",
+         "-o", os.path.join(work, "encode", "{seq}.jpg"), "--db", catalog, "--quiet"],
+        env=dict(os.environ, CAMROLL_TRACE="1"), check=True, capture_output=True, text=True).stderr
+    encode_ms = statistics.median(trace_took(out, f"frame {k} encoded") for k in range(2, frames + 1))
+    camroll_mpixels = 1920 * 1080 / encode_ms / 1000
+    ppm = os.path.join(work, "encode.ppm")
+    with open(ppm, "wb") as f:
+        first = sorted(os.listdir(os.path.join(work, "encode")))[0]
+        subprocess.run(["djpeg", "-pnm", os.path.join(work, "encode", first)], stdout=f, check=True)
+    table = subprocess.run(["tjbench", ppm, "90", "-subsamp", "422", "-yuv", "-quiet", "-benchtime", "2"],
+                           check=True, capture_output=True, text=True).stdout
+    row = [line.split() for line in table.splitlines() if "4:2:2" in line][-1]
+    tj_mpixels = float(row[row.index("4:2:2") + 5])  # Comp Perf: compressing from planar YUV
+    ratio = camroll_mpixels / tj_mpixels
+    print(f"encoding 1920x1080 q90 4:2:2: camroll {camroll_mpixels:.0f} Mpixels/s (median of {frames - 1} frames), "
+          f"tjbench {tj_mpixels:.0f} Mpixels/s, ratio {ratio:.2f} (target >= 0.90): {'OK' if ratio >= 0.9 else 'BELOW TARGET'}")
+
+    # One photo, whole command, alternating.
+    snap_one = os.path.join(work, "snap_one")
+    subprocess.run(["cc", "-O2", "-o", snap_one, os.path.join(ROOT, "Benchmarks", "snap_one.c"), "-lturbojpeg"], check=True)
+    def timed(command):
+        begin = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - begin
+    camroll_command = [camroll, "snap", "-d", "pattern", "-r", "1920x1080", "-o", os.path.join(work, "one.jpg"),
+                       "--overwrite", "--db", catalog, "--quiet"]
+    c_command = [snap_one, os.path.join(work, "one-c.jpg")]
+    ratios = []
+    for round_number in range(rounds):
+        pair = [timed(camroll_command), timed(c_command)] if round_number % 2 else [timed(c_command), timed(camroll_command)][::-1]
+        ratios.append(pair[0] / pair[1])
+    print(f"snap -n 1 at 1920x1080, whole command: camroll / C program median ratio {statistics.median(ratios):.2f} "
+          f"over {rounds} rounds (camroll also hashes, thumbnails, writes EXIF and catalog rows)")
 
 
 if __name__ == "__main__":

@@ -101,13 +101,14 @@ struct SnapCommand {
     private func openSource(cancellation: Cancellation, catalog: Catalog?, console: Console) throws -> FrameSource {
         switch options.device {
         case .url(let url):
+            guard let catalog else { throw CamrollError(.failure, "the catalog must be open before a URL is fetched") }
             var fetcher = HTTPFetcher(stallSeconds: max(1, (options.timeoutMicroseconds + 999_999) / 1_000_000))
             fetcher.cancellation = cancellation
             if console.stderrIsTerminal && !options.global.quiet && !options.global.noProgress && !options.global.json {
                 fetcher.progress = DownloadProgress(console: console, url: url).update
             }
             let picture = RemotePicture(
-                url: url, catalog: catalog!, cacheDirectory: try UserDirectories.cache(environment: environment),
+                url: url, catalog: catalog, cacheDirectory: try UserDirectories.cache(environment: environment),
                 fetcher: fetcher)
             defer { if fetcher.progress != nil { console.err("\r\u{1B}[K") } }
             return try picture.open(offline: options.offline)

@@ -104,13 +104,23 @@ struct SnapCommand {
             guard let catalog else { throw CamrollError(.failure, "the catalog must be open before a URL is fetched") }
             var fetcher = HTTPFetcher(stallSeconds: max(1, (options.timeoutMicroseconds + 999_999) / 1_000_000))
             fetcher.cancellation = cancellation
-            if console.stderrIsTerminal && !options.global.quiet && !options.global.noProgress && !options.global.json {
-                fetcher.progress = DownloadProgress(console: console, url: url).update
+            // The live line the saving progress uses: redrawn at most ten times a second, cut to
+            // the terminal's width.
+            let line = console.stderrIsTerminal && !options.global.quiet && !options.global.noProgress && !options.global.json
+                ? ProgressLine(console: console, live: true) : nil
+            if let line {
+                fetcher.progress = { received, expected in
+                    line.show {
+                        func megabytes(_ bytes: Int) -> String { Format.fixed(Double(bytes) / 1e6, 2) + " MB" }
+                        return "downloading \(url)  "
+                            + (expected > 0 ? "\(megabytes(received)) of \(megabytes(expected))" : megabytes(received))
+                    }
+                }
             }
             let picture = RemotePicture(
                 url: url, catalog: catalog, cacheDirectory: try UserDirectories.cache(environment: environment),
                 fetcher: fetcher)
-            defer { if fetcher.progress != nil { console.err("\r\u{1B}[K") } }
+            defer { line?.clear() }
             return try picture.open(offline: options.offline)
         case .pattern:
             return TestPattern(resolution: options.resolution ?? SnapOptions.defaultPatternResolution)
@@ -125,28 +135,6 @@ struct SnapCommand {
                     hint: "Use '-d pattern' for the built-in test pattern, or '-d file:PHOTO.jpg' for an image file.")
             }
             return try V4L2Camera(path: path, request: cameraRequest, cancellation: cancellation)
-        }
-    }
-
-    /// "downloading URL  1.2 MB of 3.4 MB" on one terminal line, redrawn at most ten times a second.
-    private final class DownloadProgress {
-        let console: Console
-        let url: String
-        var lastDrawn = 0
-
-        init(console: Console, url: String) {
-            self.console = console
-            self.url = url
-        }
-
-        func update(received: Int, expected: Int) {
-            let now = monotonicMicroseconds()
-            guard now - lastDrawn >= 100_000 else { return }
-            lastDrawn = now
-            func megabytes(_ bytes: Int) -> String { String(Double(bytes / 10_000) / 100) + " MB" }
-            let amount = expected > 0 ? "\(megabytes(received)) of \(megabytes(expected))" : megabytes(received)
-            let line = "downloading \(url)  \(amount)"
-            console.err("\r\u{1B}[K" + String(line.prefix(max(20, (console.stderrColumns ?? 80) - 1))))
         }
     }
 

@@ -22,8 +22,7 @@ public final class ImageFile: FrameSource {
     public init(bytes: [UInt8], name: String, subject: String) throws {
         deviceName = name
         if PNGDecoder.isPNG(bytes) {
-            let image = try PNGDecoder.decode(bytes, subject: subject)
-            frame = RGBImage(width: image.width, height: image.height, pixels: image.pixels).frame
+            frame = try PNGDecoder.decode(bytes, subject: subject).frame
             return
         }
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {

@@ -29,7 +29,10 @@ public final class V4L2Camera: FrameSource {
     static let singleFrameBufferCount: UInt32 = 2
 
     public let deviceName: String
-    public private(set) var origin = PhotoOrigin()
+    /// Read when first asked for (only when EXIF is written): enumerating a camera's controls
+    /// is dozens of ioctls on the way to the first photo.
+    public private(set) lazy var origin = PhotoOrigin.camera(path: deviceName, card: card, controls: CameraControls(device: device))
+    private let card: String
     public private(set) var format: PixelFormat
     public private(set) var resolution: Resolution
     public private(set) var framesPerSecond: Double?
@@ -66,9 +69,8 @@ public final class V4L2Camera: FrameSource {
         }
         (format, resolution) = try Self.choose(request, device: device)
         framesPerSecond = nil
-        let controls = CameraControls(device: device)
-        try controls.apply(request.controls)
-        origin = PhotoOrigin.camera(path: path, card: caps.card, controls: controls)
+        card = caps.card
+        try CameraControls(device: device).apply(request.controls)
         try configure(request)
         try startStreaming(bufferCount: request.singleFrame ? Self.singleFrameBufferCount : Self.bufferCount)
         for _ in 0..<request.skip { _ = try dequeue(keep: false) }

@@ -121,11 +121,11 @@ struct LocalTime {
         var whole = time_t(seconds.rounded(.down))
         var parts = tm()
         localtime_r(&whole, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        func two(_ value: Int32) -> String { Format.integer(Int(value), width: 2, pad: "0") }
         exifDateTime = "\(parts.tm_year + 1900):\(two(parts.tm_mon + 1)):\(two(parts.tm_mday)) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
         let millis = min(999, Int((seconds - seconds.rounded(.down)) * 1000))
-        milliseconds = String(repeating: "0", count: 3 - String(millis).count) + String(millis)
+        milliseconds = Format.integer(millis, width: 3, pad: "0")
         let minutes = Int(parts.tm_gmtoff) / 60
         offset = (minutes < 0 ? "-" : "+") + two(Int32(abs(minutes) / 60)) + ":" + two(Int32(abs(minutes) % 60))
     }

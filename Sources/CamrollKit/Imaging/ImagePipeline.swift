@@ -85,11 +85,11 @@ public final class ImagePipeline {
             // what the EXIF block leaves of the limit.
             let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
             work.changed = true
-            let exifBytes = exifSegment(for: work, frame)?.count ?? 0
+            let segment = exifSegment(for: work, frame)
             work.image = try fitting(
-                RGBImage(width: header.width, height: header.height, pixels: rgb).frame, under: maxBytes - exifBytes,
-                limit: maxBytes)
-            withExif(&work, frame)
+                RGBImage(width: header.width, height: header.height, pixels: rgb).frame,
+                under: maxBytes - (segment?.count ?? 0), limit: maxBytes)
+            if let segment { work.image.bytes = JPEGSegments.replacingExif(in: work.image.bytes, with: segment) }
         }
         return work.image
     }

@@ -178,10 +178,7 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             local = parts
             return parts
         }
-        func padded(_ number: Int, _ width: Int) -> String {
-            let digits = String(number)
-            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-        }
+        func padded(_ number: Int, _ width: Int) -> String { Format.integer(number, width: width, pad: "0") }
         for piece in pieces {
             switch piece {
             case .literal(let text): out += text

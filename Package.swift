@@ -31,10 +31,13 @@ let package = Package(
         // libcurl is loaded with dlopen when a URL is fetched: only its header is used (no
         // pkgConfig, which would link it).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libchafa (terminal pictures) is loaded with dlopen when a picture is drawn, for the
+        // same reason: GLib is not loaded by a photo that shows none.
+        .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev"])]),
         .systemLibrary(name: "CLinux"),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CLinux"]),
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CLinux"]),
         .executableTarget(name: "camroll", dependencies: ["CamrollKit"]),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
     ],

@@ -28,6 +28,18 @@ static inline int clinux_terminal_columns(int fd) {
     return size.ws_col;
 }
 
+/* The size of the terminal on fd: cells, and pixels where the terminal reports them (0 if not).
+ * 0 when fd is a terminal, -1 otherwise. */
+static inline int clinux_terminal_size(int fd, int *columns, int *rows, int *width_pixels, int *height_pixels) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0) return -1;
+    *columns = size.ws_col;
+    *rows = size.ws_row;
+    *width_pixels = size.ws_xpixel;
+    *height_pixels = size.ws_ypixel;
+    return 0;
+}
+
 static inline int clinux_renameat2_noreplace(int olddirfd, const char *oldpath, int newdirfd,
                                               const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);

@@ -21,6 +21,7 @@ import Testing
         do {
             switch command {
             case "snap": _ = try SnapOptions.parse(arguments)
+            case "pick": _ = try SnapOptions.parse(arguments, command: CommandTable.pick)
             case "devices", "formats", "check", "controls":
                 _ = try DeviceCommands(command: command, arguments: arguments, environment: [:])
             case "help": return nil
@@ -53,7 +54,7 @@ import Testing
     @Test func everyOptionAParserNamesIsInTheTable() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/CamrollKit/CLI")
-        let parsers = [("SnapOptions.swift", ["snap"]), ("DeviceCommands.swift", ["formats", "controls", "check"]),
+        let parsers = [("SnapOptions.swift", ["snap", "pick"]), ("DeviceCommands.swift", ["formats", "controls", "check"]),
                        ("CatalogCommands.swift", ["list", "show", "verify", "delete", "stats"]), ("GlobalOptions.swift", ["snap"])]
         let pattern = try NSRegularExpression(pattern: #"case "(--[a-z-]+)""#)
         for (file, commands) in parsers {

@@ -14,6 +14,9 @@ struct CatalogCommands {
     var force = false
     var csv = false
     var limit: Int?
+    /// `show --full`: the saved file drawn, not the thumbnail.
+    var full = false
+    var previewMode: PreviewMode?
     let console: Console
     /// `show last`, `show --capture last`: the newest, resolved once the catalog is open.
     static let last = -1
@@ -46,6 +49,13 @@ struct CatalogCommands {
                 case "--repair": repair = true
                 case "--force": force = true
                 case "--csv": csv = true
+                case "--full": full = true
+                case "--preview-mode":
+                    guard let mode = PreviewMode(rawValue: value.lowercased()) else {
+                        throw scanner.usageError("invalid value '\(value)' for '--preview-mode': expected "
+                            + PreviewMode.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    previewMode = mode
                 default: throw CommandTable.unhandled(option, in: command)
                 }
             }
@@ -182,12 +192,38 @@ struct CatalogCommands {
             ] as [String: Any]))
             return .success
         }
-        var text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
-        if let thumbnail = try firstThumbnail(catalog, filter: captureFilter), TerminalImage.canShow(environment: environment, console: console) {
-            text += "\n" + (try TerminalImage.halfBlocks(jpeg: thumbnail))
-        }
+        let text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
         console.out(text)
+        if let picture = try picture(catalog, filter: captureFilter) { console.out("\n" + picture) }
         return .success
+    }
+
+    /// The capture's thumbnail (or with --full its saved file) drawn as wide as the terminal,
+    /// when stdout is one (or a mode or --color always asks for it anyway).
+    private func picture(_ catalog: Catalog, filter: String) throws -> String? {
+        if previewMode == PreviewMode.none { return nil }
+        let forced = previewMode != nil || console.colorMode == .always
+        guard console.stdoutIsTerminal || forced else { return nil }
+        let source: ImageFile
+        if full {
+            let statement = try catalog.database.prepare("""
+                SELECT s.path FROM saves s JOIN captures c ON c.id = s.capture_id
+                WHERE c.\(filter) AND s.status = 'saved' ORDER BY s.id LIMIT 1
+                """)
+            guard try statement.step(), let path = statement.text(0) else { return nil }
+            source = try ImageFile(path: path)
+        } else {
+            guard let thumbnail = try firstThumbnail(catalog, filter: filter) else { return nil }
+            source = try ImageFile(bytes: thumbnail, name: "thumbnail", subject: "the capture's thumbnail")
+        }
+        let frame = try source.nextFrame()
+        let painter = try TerminalPainter(
+            requested: previewMode, environment: environment, color: console.useColorOnStdout)
+        let size = TerminalSize.of(STDOUT_FILENO) ?? TerminalSize(columns: 80, rows: 24, widthPixels: 0, heightPixels: 0)
+        let cells = painter.fit(width: frame.width, height: frame.height, columns: size.columns, rows: size.columns, cell: size.cell)
+        let wanted = painter.pixelsWanted(columns: cells.columns, rows: cells.rows, cell: size.cell)
+        let image = try PreviewScaler().picture(of: frame, width: wanted.width, height: wanted.height)
+        return String(decoding: painter.draw(image, columns: cells.columns, rows: cells.rows, cell: size.cell), as: UTF8.self) + "\n"
     }
 
     private func firstThumbnail(_ catalog: Catalog, filter: String) throws -> [UInt8]? {
@@ -241,7 +277,7 @@ struct CatalogCommands {
         for path in report.unknownPaths {
             console.error("\(path) is not in the catalog \(catalog.path)")
         }
-        if report.cancelled { return cancellation.signal == SIGTERM ? .terminated : .interrupted }
+        if report.cancelled { return ExitCode(cancelledBy: cancellation.signal) }
         // With --repair too: the catalog now says what is on disk, but data that was lost is
         // still lost, and the exit status says so.
         return report.allOK ? .success : .failure
@@ -307,7 +343,7 @@ struct CatalogCommands {
             return .failure
         }
         if cancellation.isCancelled && done < targets.count {
-            return cancellation.signal == SIGTERM ? .terminated : .interrupted
+            return ExitCode(cancelledBy: cancellation.signal)
         }
         return .success
     }

@@ -44,6 +44,9 @@ public enum CommandLineTool {
                 throw HelpRequest(command: rest.first)
             case "list", "show", "verify", "delete", "stats":
                 return try CatalogCommands(command: command, arguments: rest, environment: environment).run()
+            case "pick":
+                let options = try SnapOptions.parse(rest, command: CommandTable.pick)
+                return try PickCommand(options: options, environment: environment, arguments: arguments).run()
             case "devices", "formats", "check", "controls":
                 return try DeviceCommands(command: command, arguments: rest, environment: environment).run()
             default:

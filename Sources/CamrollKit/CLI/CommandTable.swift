@@ -125,6 +125,23 @@ enum CommandTable {
             after recording every file already under its final name and closing the run.
             """)
 
+    static let previewMode = OptionSpec(
+        names: ["--preview-mode"], value: "<mode>",
+        help: "How pictures are drawn: kitty, sixel or iterm2 images, symbols (colour blocks), or none. (default: what the terminal supports)",
+        kind: .choices(PreviewMode.allCases.map(\.rawValue)))
+
+    static let pick = CommandSpec(
+        name: "pick", abstract: "Live preview in the terminal; shutter, review, keep or retake.",
+        usage: ["camroll pick [<options>]"],
+        overview: "Shows the camera live in the terminal; space takes the picture shown, which is kept (saved N times, as snap saves) or retaken.",
+        sections: snap.sections + [("PREVIEW OPTIONS", [previewMode])],
+        discussion: """
+            Keys: space or enter takes the picture on screen; then enter or u keeps it and r
+            retakes. Up and down (or [ and ]) choose a camera control, left and right (or - and +)
+            change it. q, Esc or Ctrl-C cancel: nothing is saved, exit status 130. Needs a
+            terminal on stdin and stderr (exit 64 otherwise; use snap in scripts).
+            """)
+
     static let devices = CommandSpec(
         name: "devices", abstract: "List the cameras, with their by-id names and access.",
         usage: ["camroll devices [--json]"], overview: "The cameras of this machine (metadata-only nodes are left out).",
@@ -163,9 +180,11 @@ enum CommandTable {
     static let show = CommandSpec(
         name: "show", abstract: "One run or capture in full, with its thumbnail.",
         usage: ["camroll show <run-id> | last [--json]", "camroll show --capture <id> | last [--json]"],
-        overview: "One run (or one capture) in full: its row, its captures, its saves by status, and the thumbnail on a colour terminal.",
+        overview: "One run (or one capture) in full: its row, its captures, its saves by status, and its picture on a terminal.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--capture"], value: "<id>", help: "Show this capture and its run; 'last' for the newest.", kind: .captureID),
+            OptionSpec(names: ["--full"], help: "Draw the saved file itself, not the catalog's thumbnail."),
+            previewMode,
             database,
         ])],
         arguments: [ArgumentSpec(name: "<run-id>", help: "The run to show; 'last' for the newest.", kind: .runID)])
@@ -215,7 +234,7 @@ enum CommandTable {
         overview: "Shows the help of a command.", sections: [],
         arguments: [ArgumentSpec(name: "<command>", help: "The command.", kind: .command)])
 
-    static let commands: [CommandSpec] = [snap, devices, formats, controls, check, list, show, verify, delete, stats, help]
+    static let commands: [CommandSpec] = [snap, pick, devices, formats, controls, check, list, show, verify, delete, stats, help]
 
     static func command(_ name: String) -> CommandSpec? { commands.first { $0.name == name } }
 

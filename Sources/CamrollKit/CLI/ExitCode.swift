@@ -1,3 +1,5 @@
+import Glibc
+
 /// Process exit statuses, from sysexits(3). Scripts depend on these numbers (DESIGN.md).
 public enum ExitCode: Int32, Sendable {
     case success = 0
@@ -21,8 +23,19 @@ public enum ExitCode: Int32, Sendable {
     /// A server's answer breaks the protocol: a redirect loop, an unexpected status, TLS failure.
     case protocolError = 76
     case permissionDenied = 77
+    /// Ended by a signal: SIGHUP (the terminal closed), SIGINT (Ctrl-C), SIGTERM.
+    case hungUp = 129
     case interrupted = 130
     case terminated = 143
+
+    /// The status for a run cancelled by `signal` (128 + its number, as a shell reports it).
+    public init(cancelledBy signal: Int32?) {
+        switch signal {
+        case SIGHUP: self = .hungUp
+        case SIGTERM: self = .terminated
+        default: self = .interrupted
+        }
+    }
 }
 
 /// An error meant for the user: one line of message, an optional hint line, an exit code.

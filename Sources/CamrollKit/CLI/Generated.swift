@@ -85,7 +85,7 @@ enum ManPage {
             refusing or failing; 73 cannot create output; 74 I/O error (ENOSPC, EIO, camera
             unplugged, download cut short); 75 no frame (or no download progress) within
             \\-\\-timeout; 76 protocol error (redirect loop, unexpected HTTP status, TLS); 77
-            permission denied; 130 SIGINT; 143 SIGTERM.
+            permission denied; 129 SIGHUP; 130 SIGINT; 143 SIGTERM.
             .SH FILES
             .TP
             .I $XDG_DATA_HOME/camroll/catalog.sqlite3

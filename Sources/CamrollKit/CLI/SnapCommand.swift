@@ -14,15 +14,7 @@ struct SnapCommand {
         JPEGDecoder.maxPixels = options.maxPixels
 
         let console = Console(colorMode: options.global.color, environment: environment)
-        let templateText = try options.output.map { try UserDirectories.expandingTilde($0, environment: environment) }
-            ?? OutputTemplate.defaultText(environment: environment)
-        _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
-        let template = try OutputTemplate(AbsolutePath.resolve(templateText))
-        if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
-            throw CamrollError.usage(
-                "output template '\(templateText)' gives every save the same name",
-                hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacing(".jpg", with: ""))_{seq}.jpg'.")
-        }
+        let template = try outputTemplate()
 
         // A URL source needs the catalog (its `sources` row) before anything else. For a camera,
         // the catalog opens on another thread meanwhile: opening, negotiating and the warm-up
@@ -50,16 +42,41 @@ struct SnapCommand {
                 let what = { if case .url = options.device { "the download ended" } else { "the first frame" } }()
                 console.err("cancelled before \(what)\n")
             }
-            return cancellation.signal == SIGTERM ? .terminated : .interrupted
+            return ExitCode(cancelledBy: cancellation.signal)
         }
         Trace.mark("source opened")
         if let camera = source as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
         }
+        return try save(
+            from: source, catalog: { try catalog ?? pendingCatalog?.value() ?? openCatalog() }, template: template,
+            console: console, cancellation: cancellation)
+    }
+
+    /// The output template, checked: as the user typed it for messages, made absolute for use.
+    func outputTemplate() throws -> OutputTemplate {
+        let templateText = try options.output.map { try UserDirectories.expandingTilde($0, environment: environment) }
+            ?? OutputTemplate.defaultText(environment: environment)
+        _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
+        let template = try OutputTemplate(AbsolutePath.resolve(templateText))
+        if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
+            throw CamrollError.usage(
+                "output template '\(templateText)' gives every save the same name",
+                hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacing(".jpg", with: ""))_{seq}.jpg'.")
+        }
+        return template
+    }
+
+    /// Encodes the source's frames and saves them as asked, with progress and catalog rows; the
+    /// exit status. `source` may be a frame already taken (pick's shutter).
+    func save(
+        from source: FrameSource, catalog: () throws -> Catalog, template: OutputTemplate, console: Console,
+        cancellation: Cancellation
+    ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
             origin: options.exif ? source.origin : nil)
-        let openedCatalog = try catalog ?? pendingCatalog?.value() ?? openCatalog()
+        let openedCatalog = try catalog()
         Trace.mark("catalog opened")
 
         let saver = BatchSaver(
@@ -87,18 +104,18 @@ struct SnapCommand {
             return failure.exitCode
         }
         if summary.status == .cancelled {
-            return cancellation.signal == SIGTERM ? .terminated : .interrupted
+            return ExitCode(cancelledBy: cancellation.signal)
         }
         return .success
     }
 
-    private func openCatalog() throws -> Catalog {
+    func openCatalog() throws -> Catalog {
         try Catalog(
             path: options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
                 ?? Catalog.defaultPath(environment: environment))
     }
 
-    private func openSource(cancellation: Cancellation, catalog: Catalog?, console: Console) throws -> FrameSource {
+    func openSource(cancellation: Cancellation, catalog: Catalog?, console: Console) throws -> FrameSource {
         switch options.device {
         case .url(let url):
             guard let catalog else { throw CamrollError(.failure, "the catalog must be open before a URL is fetched") }
@@ -138,12 +155,17 @@ struct SnapCommand {
         }
     }
 
-    private var cameraRequest: V4L2Camera.Request {
+    /// What is asked of a camera. A live preview (`pick`) streams on: all the buffers, and the
+    /// MJPEG check only for the frame it keeps.
+    var cameraRequest: V4L2Camera.Request {
         V4L2Camera.Request(
             format: options.format, resolution: options.resolution, fps: options.fps,
             skip: options.skip ?? V4L2Camera.defaultSkip, timeoutMicroseconds: options.timeoutMicroseconds,
-            controls: options.controls, singleFrame: options.frames == 1)
+            controls: options.controls, singleFrame: options.frames == 1 && !live, checksEveryFrame: !live)
     }
+
+    /// Frames are taken for a live preview (pick), not straight for saving.
+    var live = false
 
     private func reporter(_ console: Console) -> ProgressReporter {
         if options.global.json { return JSONProgress(console: console) }

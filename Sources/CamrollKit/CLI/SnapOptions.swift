@@ -63,15 +63,18 @@ public struct SnapOptions: Sendable {
     public var thumbnail: Resolution? = Thumbnail.defaultBox
     public var database: String?
     public var controls: [(name: String, value: String)] = []
+    /// `pick --preview-mode`: nil draws the way the terminal supports best.
+    public var previewMode: PreviewMode?
     public var global = GlobalOptions()
 
     public static let maxCount = 1_000_000_000
     public static let defaultPatternResolution = Resolution(width: 1280, height: 720)
 
-    static func parse(_ arguments: [String]) throws -> SnapOptions {
+    /// Parses snap's options, or pick's (snap's and its own).
+    static func parse(_ arguments: [String], command: CommandSpec = CommandTable.snap) throws -> SnapOptions {
         var options = SnapOptions()
-        var scanner = ArgumentScanner(arguments, command: "snap")
-        while let parsed = try scanner.next(in: CommandTable.snap) {
+        var scanner = ArgumentScanner(arguments, command: command.name)
+        while let parsed = try scanner.next(in: command) {
             guard case .option(let option, let given, let typed) = parsed else {
                 if case .positional(let word) = parsed { throw scanner.usageError("unexpected argument '\(word)'") }
                 continue
@@ -80,7 +83,7 @@ public struct SnapOptions: Sendable {
             let name = typed
             let value = given ?? ""
             switch option.id {
-            case "--help": throw HelpRequest(command: "snap")
+            case "--help": throw HelpRequest(command: command.name)
             case "--device": options.device = try DeviceChoice(parsing: value)
             case "--count": options.count = try ValueParser.integer(value, option: name, range: 1...maxCount)
             case "--output": options.output = value
@@ -140,8 +143,14 @@ public struct SnapOptions: Sendable {
                     throw scanner.usageError("invalid value '\(value)' for '--set': expected NAME=VALUE, e.g. brightness=128")
                 }
                 options.controls.append((String(parts[0]), String(parts[1])))
+            case "--preview-mode":
+                guard let mode = PreviewMode(rawValue: value.lowercased()) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--preview-mode': expected "
+                        + PreviewMode.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                options.previewMode = mode
             default:
-                throw CommandTable.unhandled(option, in: "snap")
+                throw CommandTable.unhandled(option, in: command.name)
             }
         }
         try options.global.validate(scanner)

@@ -107,15 +107,50 @@ public struct CameraControls {
                 throw CamrollError(.usage, "control '\(name)' of \(device.path) cannot be set (\(control.kind), "
                                    + (control.flags & CV4L2_CTRL_FLAG_READ_ONLY != 0 ? "read-only)" : "unsupported type)"))
             }
-            let value = try parse(text, for: control)
-            var setting = v4l2_control(id: control.id, value: Int32(truncatingIfNeeded: value))
-            do {
-                try device.ioctl(CV4L2_VIDIOC_S_CTRL, "VIDIOC_S_CTRL", &setting)
-            } catch let error as V4L2Device.IoctlError {
-                throw CamrollError(error.errno == EBUSY ? .unavailable : .failure,
-                                   "cannot set \(name)=\(text) on \(device.path): \(String(cString: strerror(error.errno)))")
-            }
+            try set(control, to: try parse(text, for: control), as: text)
         }
+    }
+
+    /// Sets one control (its value already checked against its range). `text` is the value as
+    /// the user gave it, for the message.
+    public func set(_ control: Control, to value: Int64, as text: String? = nil) throws {
+        var setting = v4l2_control(id: control.id, value: Int32(truncatingIfNeeded: value))
+        do {
+            try device.ioctl(CV4L2_VIDIOC_S_CTRL, "VIDIOC_S_CTRL", &setting)
+        } catch let error as V4L2Device.IoctlError {
+            throw CamrollError(error.errno == EBUSY ? .unavailable : .failure,
+                               "cannot set \(control.name)=\(text ?? String(value)) on \(device.path): \(String(cString: strerror(error.errno)))")
+        }
+    }
+
+    /// The value one step up (`direction` 1) or down (-1) from `value`: a twentieth of an
+    /// integer control's range (on its step grid; at least one step), the next menu entry,
+    /// the other state of a switch. Always inside the control's range.
+    public static func stepped(_ control: Control, from value: Int64, direction: Int) -> Int64 {
+        switch control.kind {
+        case "bool":
+            return value == 0 ? 1 : 0
+        case "menu", "intmenu":
+            let indices = control.menu.map(\.index)
+            guard let at = indices.firstIndex(of: value) else { return indices.first ?? value }
+            return indices[max(0, min(indices.count - 1, at + direction))]
+        default:
+            let step = Int64(max(1, min(control.step, UInt64(Int64.max))))
+            // Saturating arithmetic: a 64-bit control may span the whole of Int64.
+            let (range, wide) = control.maximum.subtractingReportingOverflow(control.minimum)
+            let increment = max(step, ((wide ? Int64.max : range) / 20) / step * step)
+            let (moved, past) = value.addingReportingOverflow(direction < 0 ? -increment : increment)
+            guard !past else { return direction < 0 ? control.minimum : control.maximum }
+            let clamped = max(control.minimum, min(control.maximum, moved))
+            // Back onto the step grid (counted from the minimum).
+            let (offset, far) = clamped.subtractingReportingOverflow(control.minimum)
+            return far ? clamped : control.minimum + offset / step * step
+        }
+    }
+
+    /// Controls a user turns while looking: numbers, switches, menus; not buttons or read-only ones.
+    public func adjustable() -> [Control] {
+        list().filter { $0.isSettable && $0.kind != "button" && $0.maximum > $0.minimum }
     }
 
     func parse(_ text: String, for control: Control) throws -> Int64 {

@@ -67,6 +67,29 @@ public protocol FrameSource: AnyObject {
     var origin: PhotoOrigin { get }
     /// The next frame. Throws `CamrollError` (timeout, corrupt data, device gone).
     func nextFrame() throws -> Frame
+    /// The most recent frame, skipping any that waited while the caller was busy (a live
+    /// preview). The same as `nextFrame()` where frames do not queue up.
+    func newestFrame() throws -> Frame
+}
+
+extension FrameSource {
+    public func newestFrame() throws -> Frame { try nextFrame() }
+}
+
+/// A frame already taken (pick's shutter), offered to the saver as a source of its own: every
+/// save of it is that same frame.
+public final class HeldFrame: FrameSource {
+    public let deviceName: String
+    public let origin: PhotoOrigin
+    private let frame: Frame
+
+    public init(_ frame: Frame, from source: FrameSource) {
+        self.frame = frame
+        deviceName = source.deviceName
+        origin = source.origin
+    }
+
+    public func nextFrame() throws -> Frame { frame }
 }
 
 /// Width × height, as given to `--resolution` (`1280x720`).

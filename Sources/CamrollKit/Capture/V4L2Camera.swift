@@ -16,6 +16,10 @@ public final class V4L2Camera: FrameSource {
         public var controls: [(name: String, value: String)] = []
         /// Only one frame will be taken: fewer buffers.
         public var singleFrame = false
+        /// Decode every MJPEG frame once, so that a damaged one is dropped rather than saved.
+        /// A live preview checks only the frame it keeps: a full decode per frame is the cost
+        /// the preview's scaled decode exists to avoid.
+        public var checksEveryFrame = true
     }
 
     /// Warm-up frames skipped by default: enough for a webcam's auto-exposure to settle.
@@ -49,7 +53,11 @@ public final class V4L2Camera: FrameSource {
     private var fullRange = false
     private var converter: FormatConverter?
     private lazy var decoder: JPEGDecoder? = try? JPEGDecoder()
+    private let checksEveryFrame: Bool
     private var streaming = false
+
+    /// Its controls, to read and change while it streams.
+    public var controls: CameraControls { CameraControls(device: device) }
 
     public init(path: String, request: Request, cancellation: Cancellation? = nil) throws {
         let finding = AccessCheck.examine(path: path)
@@ -58,6 +66,7 @@ public final class V4L2Camera: FrameSource {
         device = try V4L2Device(path: path)
         self.cancellation = cancellation
         self.timeoutMicroseconds = request.timeoutMicroseconds
+        self.checksEveryFrame = request.checksEveryFrame
 
         let caps = try device.capabilities()
         guard caps.canCapture else {
@@ -90,6 +99,18 @@ public final class V4L2Camera: FrameSource {
         if monotonicMicroseconds() - lastDequeue > Self.staleAfterMicroseconds { discardQueuedFrames() }
         while true {
             if let frame = try dequeue(keep: true) { return frame }
+        }
+    }
+
+    /// The latest frame: waits for one, then takes whichever newer ones are already waiting
+    /// in the driver's queue, so that a consumer slower than the camera (a preview) shows now,
+    /// not frames from several buffers ago.
+    public func newestFrame() throws -> Frame {
+        var newest = try nextFrame()
+        while true {
+            var descriptor = pollfd(fd: device.fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 0) > 0, let frame = try dequeue(keep: true) else { return newest }
+            newest = frame
         }
     }
 
@@ -271,7 +292,7 @@ public final class V4L2Camera: FrameSource {
                 frame.bytes = try MJPEGFrame.jpeg(from: data)
                 frame.format = .mjpeg
                 // Decoded once, so that a frame with damaged image data is not saved N times.
-                _ = try decoder?.decodeRGB(frame.bytes)
+                if checksEveryFrame { _ = try decoder?.decodeRGB(frame.bytes) }
             } catch let problem as MJPEGFrame.Problem {
                 try countDrop("broken MJPEG frame: \(problem)")
                 return nil

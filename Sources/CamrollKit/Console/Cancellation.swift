@@ -21,7 +21,8 @@ public final class Cancellation: Sendable {
     }
 }
 
-/// SIGINT and SIGTERM for the whole process, from its first instruction to its exit.
+/// SIGINT, SIGTERM and SIGHUP (and SIGWINCH) for the whole process, from its first instruction
+/// to its exit.
 ///
 /// `start()` runs first thing in `main`: it blocks both signals, so every thread started later
 /// inherits the block and a signal can never be delivered to a thread that ignores it; then one
@@ -43,7 +44,20 @@ public enum SignalWatcher {
 
     private static let stretch = Mutex<Stretch?>(nil)
     private static let started = Atomic<Bool>(false)
-    static let handled: [Int32] = [SIGINT, SIGTERM]
+    /// SIGHUP: the terminal went away (or someone asks for a stop): treated as SIGTERM is.
+    /// SIGWINCH only counts window changes, for whatever draws to fit the terminal.
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
+    private static let windowChangeCount = Atomic<Int>(0)
+    /// Run before any exit a signal causes: gives the terminal back (raw mode, alternate
+    /// screen) when a full-screen view has taken it.
+    private static let beforeExit = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// How many times the terminal window changed size (SIGWINCH) since the start.
+    public static var windowChanges: Int { windowChangeCount.load(ordering: .relaxed) }
+
+    public static func setBeforeExit(_ action: (@Sendable () -> Void)?) {
+        beforeExit.withLock { $0 = action }
+    }
 
     /// Blocks the handled signals and starts the thread that takes them. Call before any other
     /// thread exists; later calls do nothing.
@@ -90,16 +104,25 @@ public enum SignalWatcher {
     }
 
     private static func handle(_ number: Int32) {
+        if number == SIGWINCH {
+            windowChangeCount.add(1, ordering: .relaxed)
+            return
+        }
         // The lock is held while the second signal's action runs, so that the work cannot
         // leave its stretch (and, say, print a summary) halfway through it.
         stretch.withLock { current in
-            guard let current else { _exit(exitStatus(for: number)) }
+            guard let current else { exitNow(number) }
             if !cancellation.isCancelled {
                 cancellation.cancel(signal: number)
                 return
             }
             current.onSecondSignal?(number)
-            _exit(exitStatus(for: number))
+            exitNow(number)
         }
+    }
+
+    private static func exitNow(_ number: Int32) -> Never {
+        beforeExit.withLock { $0?() }
+        _exit(exitStatus(for: number))
     }
 }

@@ -83,8 +83,8 @@ public final class JPEGDecoder {
 
     /// Decodes at the smallest of turbojpeg's DCT scaling factors (1/8 … 2) that still gives at
     /// least `minimumWidth` x `minimumHeight` pixels: scaling in the DCT domain costs less than
-    /// decoding everything and shrinking afterwards.
-    public func decodeRGB(_ jpeg: [UInt8], minimumWidth: Int, minimumHeight: Int = 1) throws -> (Header, [UInt8]) {
+    /// decoding everything and shrinking afterwards. `fast` trades accuracy for speed (a preview).
+    public func decodeRGB(_ jpeg: [UInt8], minimumWidth: Int, minimumHeight: Int = 1, fast: Bool = false) throws -> (Header, [UInt8]) {
         let full = try header(of: jpeg)
         var count: Int32 = 0
         var best = full
@@ -100,10 +100,10 @@ public final class JPEGDecoder {
                 }
             }
         }
-        return try decodeRGB(jpeg, full: full, scaledTo: best)
+        return try decodeRGB(jpeg, full: full, scaledTo: best, fast: fast)
     }
 
-    private func decodeRGB(_ jpeg: [UInt8], full: Header, scaledTo size: Header) throws -> (Header, [UInt8]) {
+    private func decodeRGB(_ jpeg: [UInt8], full: Header, scaledTo size: Header, fast: Bool = false) throws -> (Header, [UInt8]) {
         // libjpeg-turbo cannot turn CMYK into RGB (that takes a colour profile): such pictures
         // are decoded as CMYK and converted with the usual uncalibrated formula.
         let channels = full.isCMYK ? 4 : 3
@@ -114,7 +114,7 @@ public final class JPEGDecoder {
                 tjDecompress2(
                     handle, source.baseAddress, UInt(jpeg.count), destination.baseAddress,
                     Int32(size.width), 0, Int32(size.height), Int32(format.rawValue),
-                    TJFLAG_STOPONWARNING | TJFLAG_ACCURATEDCT)
+                    TJFLAG_STOPONWARNING | (fast ? TJFLAG_FASTDCT | TJFLAG_FASTUPSAMPLE : TJFLAG_ACCURATEDCT))
             }
         }
         guard status == 0 else { throw decodingError("corrupt JPEG data") }

@@ -1,0 +1,218 @@
+#ifndef CAMROLL_CCHAFA_SHIM_H
+#define CAMROLL_CCHAFA_SHIM_H
+/*
+ * Terminal pictures with libchafa (kitty graphics, sixels, iTerm2 images, or colour symbol
+ * blocks), loaded with dlopen() the first time a picture is drawn: chafa brings GLib, whose
+ * loading and constructors every `snap` would otherwise pay for before its first photo. Only
+ * chafa's headers are used at build time.
+ *
+ * Drawing runs in C: a canvas is made once per geometry and redrawn for every preview frame;
+ * the text chafa prints is handed to Swift as one malloc'd buffer.
+ *
+ * Nothing of chafa's is needed to build: its headers need GLib's, which a system-library target
+ * cannot point at without linking both. The few types are opaque here and the constants are
+ * chafa 1.x's (its enums only ever grow at the end).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ChafaTermDb ChafaTermDb;
+typedef struct ChafaTermInfo ChafaTermInfo;
+typedef struct ChafaCanvasConfig ChafaCanvasConfig;
+typedef struct ChafaSymbolMap ChafaSymbolMap;
+typedef struct ChafaCanvas ChafaCanvas;
+typedef int gboolean;
+typedef int gint;
+typedef float gfloat;
+typedef char gchar;
+typedef unsigned char guint8;
+typedef struct { gchar *str; size_t len; size_t allocated_len; } GString;
+typedef int ChafaCanvasMode, ChafaPixelMode, ChafaTermSeq, ChafaSymbolTags, ChafaPixelType;
+#define TRUE 1
+#define FALSE 0
+
+enum {
+    CHAFA_CANVAS_MODE_TRUECOLOR = 0, CHAFA_CANVAS_MODE_INDEXED_240 = 2, CHAFA_CANVAS_MODE_INDEXED_16 = 3,
+    CHAFA_CANVAS_MODE_FGBG_BGFG = 4, CHAFA_CANVAS_MODE_FGBG = 5,
+};
+enum {
+    CHAFA_PIXEL_MODE_SYMBOLS = 0, CHAFA_PIXEL_MODE_SIXELS = 1, CHAFA_PIXEL_MODE_KITTY = 2, CHAFA_PIXEL_MODE_ITERM2 = 3,
+};
+enum {
+    CHAFA_TERM_SEQ_RESET_ATTRIBUTES = 2, CHAFA_TERM_SEQ_INVERT_COLORS = 4,
+    CHAFA_TERM_SEQ_SET_COLOR_FG_DIRECT = 31, CHAFA_TERM_SEQ_SET_COLOR_BG_DIRECT = 32, CHAFA_TERM_SEQ_SET_COLOR_FGBG_DIRECT = 33,
+    CHAFA_TERM_SEQ_SET_COLOR_FG_256 = 34, CHAFA_TERM_SEQ_SET_COLOR_BG_256 = 35, CHAFA_TERM_SEQ_SET_COLOR_FGBG_256 = 36,
+    CHAFA_TERM_SEQ_SET_COLOR_FG_16 = 37, CHAFA_TERM_SEQ_SET_COLOR_BG_16 = 38, CHAFA_TERM_SEQ_SET_COLOR_FGBG_16 = 39,
+    CHAFA_TERM_SEQ_BEGIN_SIXELS = 40, CHAFA_TERM_SEQ_END_SIXELS = 41, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1 = 43,
+};
+enum { CHAFA_SYMBOL_TAG_SPACE = 1, CHAFA_SYMBOL_TAG_BLOCK = 8, CHAFA_SYMBOL_TAG_BORDER = 16, CHAFA_SYMBOL_TAG_WIDE = 1 << 18 };
+enum { CHAFA_PIXEL_RGB8 = 8 };
+
+struct cchafa_functions {
+    int loaded; /* 0 not tried, 1 ok, -1 failed */
+    ChafaTermDb *(*term_db_get_default)(void);
+    ChafaTermInfo *(*term_db_detect)(ChafaTermDb *, gchar **);
+    ChafaTermInfo *(*term_db_get_fallback_info)(ChafaTermDb *);
+    void (*term_info_supplement)(ChafaTermInfo *, ChafaTermInfo *);
+    gboolean (*term_info_have_seq)(const ChafaTermInfo *, ChafaTermSeq);
+    void (*term_info_unref)(ChafaTermInfo *);
+    ChafaCanvasConfig *(*canvas_config_new)(void);
+    void (*canvas_config_unref)(ChafaCanvasConfig *);
+    void (*canvas_config_set_geometry)(ChafaCanvasConfig *, gint, gint);
+    void (*canvas_config_set_canvas_mode)(ChafaCanvasConfig *, ChafaCanvasMode);
+    void (*canvas_config_set_pixel_mode)(ChafaCanvasConfig *, ChafaPixelMode);
+    void (*canvas_config_set_cell_geometry)(ChafaCanvasConfig *, gint, gint);
+    void (*canvas_config_set_symbol_map)(ChafaCanvasConfig *, const ChafaSymbolMap *);
+    void (*canvas_config_set_work_factor)(ChafaCanvasConfig *, gfloat);
+    ChafaSymbolMap *(*symbol_map_new)(void);
+    void (*symbol_map_unref)(ChafaSymbolMap *);
+    void (*symbol_map_add_by_tags)(ChafaSymbolMap *, ChafaSymbolTags);
+    void (*symbol_map_remove_by_tags)(ChafaSymbolMap *, ChafaSymbolTags);
+    ChafaCanvas *(*canvas_new)(const ChafaCanvasConfig *);
+    void (*canvas_unref)(ChafaCanvas *);
+    void (*canvas_draw_all_pixels)(ChafaCanvas *, ChafaPixelType, const guint8 *, gint, gint, gint);
+    GString *(*canvas_print)(ChafaCanvas *, ChafaTermInfo *);
+    void (*calc_canvas_geometry)(gint, gint, gint *, gint *, gfloat, gboolean, gboolean);
+    gchar *(*string_free)(GString *, gboolean);
+};
+
+/* The one table (a static inside a function: Swift emits those, where a file-scope static of
+ * a header it imports is left undefined). */
+static inline struct cchafa_functions *cchafa_table(void) {
+    static struct cchafa_functions table;
+    return &table;
+}
+#define cchafa_api (*cchafa_table())
+
+#define CCHAFA_BIND(field, symbol) \
+    if (!(*(void **)&cchafa_api.field = dlsym(library, symbol))) missing = symbol;
+
+/* Loads libchafa once. Returns 1 when it is usable; else 0, with the reason in `why`. */
+static inline int cchafa_load(char *why, size_t why_size) {
+    if (cchafa_api.loaded == 0) {
+        const char *missing = NULL;
+        void *library = dlopen("libchafa.so.0", RTLD_NOW | RTLD_LOCAL);
+        cchafa_api.loaded = -1;
+        if (library) {
+            CCHAFA_BIND(term_db_get_default, "chafa_term_db_get_default")
+            CCHAFA_BIND(term_db_detect, "chafa_term_db_detect")
+            CCHAFA_BIND(term_db_get_fallback_info, "chafa_term_db_get_fallback_info")
+            CCHAFA_BIND(term_info_supplement, "chafa_term_info_supplement")
+            CCHAFA_BIND(term_info_have_seq, "chafa_term_info_have_seq")
+            CCHAFA_BIND(term_info_unref, "chafa_term_info_unref")
+            CCHAFA_BIND(canvas_config_new, "chafa_canvas_config_new")
+            CCHAFA_BIND(canvas_config_unref, "chafa_canvas_config_unref")
+            CCHAFA_BIND(canvas_config_set_geometry, "chafa_canvas_config_set_geometry")
+            CCHAFA_BIND(canvas_config_set_canvas_mode, "chafa_canvas_config_set_canvas_mode")
+            CCHAFA_BIND(canvas_config_set_pixel_mode, "chafa_canvas_config_set_pixel_mode")
+            CCHAFA_BIND(canvas_config_set_cell_geometry, "chafa_canvas_config_set_cell_geometry")
+            CCHAFA_BIND(canvas_config_set_symbol_map, "chafa_canvas_config_set_symbol_map")
+            CCHAFA_BIND(canvas_config_set_work_factor, "chafa_canvas_config_set_work_factor")
+            CCHAFA_BIND(symbol_map_new, "chafa_symbol_map_new")
+            CCHAFA_BIND(symbol_map_unref, "chafa_symbol_map_unref")
+            CCHAFA_BIND(symbol_map_add_by_tags, "chafa_symbol_map_add_by_tags")
+            CCHAFA_BIND(symbol_map_remove_by_tags, "chafa_symbol_map_remove_by_tags")
+            CCHAFA_BIND(canvas_new, "chafa_canvas_new")
+            CCHAFA_BIND(canvas_unref, "chafa_canvas_unref")
+            CCHAFA_BIND(canvas_draw_all_pixels, "chafa_canvas_draw_all_pixels")
+            CCHAFA_BIND(canvas_print, "chafa_canvas_print")
+            CCHAFA_BIND(calc_canvas_geometry, "chafa_calc_canvas_geometry")
+            /* GLib's, found through libchafa's own dependencies. */
+            CCHAFA_BIND(string_free, "g_string_free")
+            if (!missing) cchafa_api.loaded = 1;
+            else if (why) snprintf(why, why_size, "libchafa.so.0 has no %s", missing);
+        } else if (why) {
+            const char *reason = dlerror();
+            snprintf(why, why_size, "%s", reason ? reason : "libchafa.so.0 not found");
+        }
+    }
+    return cchafa_api.loaded == 1;
+}
+
+/* What the terminal described by `envp` (NULL-terminated "NAME=value" strings) can show,
+ * decided as chafa's own tool decides it. Returns its term info (release with
+ * cchafa_terminal_release), with chafa's fallback sequences added so that a mode forced by the
+ * user can still be printed. */
+static inline ChafaTermInfo *cchafa_detect(char **envp, int *canvas_mode, int *pixel_mode) {
+    ChafaTermDb *db = cchafa_api.term_db_get_default();
+    ChafaTermInfo *info = cchafa_api.term_db_detect(db, envp);
+    gboolean (*have)(const ChafaTermInfo *, ChafaTermSeq) = cchafa_api.term_info_have_seq;
+    if (have(info, CHAFA_TERM_SEQ_SET_COLOR_FGBG_DIRECT) && have(info, CHAFA_TERM_SEQ_SET_COLOR_FG_DIRECT)
+        && have(info, CHAFA_TERM_SEQ_SET_COLOR_BG_DIRECT))
+        *canvas_mode = CHAFA_CANVAS_MODE_TRUECOLOR;
+    else if (have(info, CHAFA_TERM_SEQ_SET_COLOR_FGBG_256) && have(info, CHAFA_TERM_SEQ_SET_COLOR_FG_256)
+             && have(info, CHAFA_TERM_SEQ_SET_COLOR_BG_256))
+        *canvas_mode = CHAFA_CANVAS_MODE_INDEXED_240;
+    else if (have(info, CHAFA_TERM_SEQ_SET_COLOR_FGBG_16) && have(info, CHAFA_TERM_SEQ_SET_COLOR_FG_16)
+             && have(info, CHAFA_TERM_SEQ_SET_COLOR_BG_16))
+        *canvas_mode = CHAFA_CANVAS_MODE_INDEXED_16;
+    else if (have(info, CHAFA_TERM_SEQ_INVERT_COLORS) && have(info, CHAFA_TERM_SEQ_RESET_ATTRIBUTES))
+        *canvas_mode = CHAFA_CANVAS_MODE_FGBG_BGFG;
+    else
+        *canvas_mode = CHAFA_CANVAS_MODE_FGBG;
+
+    if (have(info, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1))
+        *pixel_mode = CHAFA_PIXEL_MODE_KITTY;
+    else if (have(info, CHAFA_TERM_SEQ_BEGIN_SIXELS) && have(info, CHAFA_TERM_SEQ_END_SIXELS))
+        *pixel_mode = CHAFA_PIXEL_MODE_SIXELS;
+    else
+        *pixel_mode = CHAFA_PIXEL_MODE_SYMBOLS;
+
+    ChafaTermInfo *fallback = cchafa_api.term_db_get_fallback_info(db);
+    cchafa_api.term_info_supplement(info, fallback);
+    cchafa_api.term_info_unref(fallback);
+    return info;
+}
+
+static inline void cchafa_terminal_release(ChafaTermInfo *info) { cchafa_api.term_info_unref(info); }
+
+/* The largest canvas, in cells, that fits `*columns` x `*rows` with the picture's aspect kept,
+ * for cells `font_ratio` (width / height) as wide as high. */
+static inline void cchafa_fit(int width, int height, int *columns, int *rows, float font_ratio) {
+    cchafa_api.calc_canvas_geometry(width, height, columns, rows, font_ratio, TRUE, FALSE);
+}
+
+/* A canvas of `columns` x `rows` cells. `cell_width`/`cell_height` in pixels (0 when the
+ * terminal does not say) size the pixel modes' images. Symbols: chafa's default set (blocks,
+ * borders, space; no wide characters). */
+static inline ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_mode, int pixel_mode,
+                                             int cell_width, int cell_height, float work_factor) {
+    ChafaCanvasConfig *config = cchafa_api.canvas_config_new();
+    cchafa_api.canvas_config_set_geometry(config, columns, rows);
+    cchafa_api.canvas_config_set_canvas_mode(config, (ChafaCanvasMode)canvas_mode);
+    cchafa_api.canvas_config_set_pixel_mode(config, (ChafaPixelMode)pixel_mode);
+    if (cell_width > 0 && cell_height > 0) cchafa_api.canvas_config_set_cell_geometry(config, cell_width, cell_height);
+    ChafaSymbolMap *symbols = cchafa_api.symbol_map_new();
+    cchafa_api.symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BLOCK);
+    cchafa_api.symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BORDER);
+    cchafa_api.symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_SPACE);
+    cchafa_api.symbol_map_remove_by_tags(symbols, CHAFA_SYMBOL_TAG_WIDE);
+    cchafa_api.canvas_config_set_symbol_map(config, symbols);
+    cchafa_api.canvas_config_set_work_factor(config, work_factor);
+    ChafaCanvas *canvas = cchafa_api.canvas_new(config);
+    cchafa_api.symbol_map_unref(symbols);
+    cchafa_api.canvas_config_unref(config);
+    return canvas;
+}
+
+static inline void cchafa_canvas_release(ChafaCanvas *canvas) { cchafa_api.canvas_unref(canvas); }
+
+/* Draws packed RGB pixels on the canvas and returns what to print (malloc'd, `*length` bytes;
+ * free() it), or NULL when memory ran out. */
+static inline char *cchafa_draw(ChafaCanvas *canvas, ChafaTermInfo *info, const unsigned char *rgb,
+                                int width, int height, int row_stride, size_t *length) {
+    cchafa_api.canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGB8, rgb, width, height, row_stride);
+    GString *printed = cchafa_api.canvas_print(canvas, info);
+    char *text = malloc(printed->len + 1);
+    if (text) {
+        memcpy(text, printed->str, printed->len);
+        text[printed->len] = 0;
+        *length = printed->len;
+    }
+    cchafa_api.string_free(printed, TRUE);
+    return text;
+}
+
+#endif

@@ -1,0 +1,120 @@
+import CChafa
+import CLinux
+import Glibc
+
+/// How pictures are drawn in the terminal (`--preview-mode`): an image protocol, colour symbol
+/// blocks, or not at all.
+public enum PreviewMode: String, CaseIterable, Sendable {
+    case kitty, sixel, iterm2, symbols, none
+}
+
+/// The size of a terminal, in cells and (where it reports them) pixels.
+public struct TerminalSize: Equatable, Sendable {
+    public var columns: Int
+    public var rows: Int
+    public var widthPixels: Int
+    public var heightPixels: Int
+
+    public static func of(_ fd: Int32) -> TerminalSize? {
+        var columns: Int32 = 0, rows: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        guard clinux_terminal_size(fd, &columns, &rows, &width, &height) == 0, columns > 0, rows > 0 else { return nil }
+        return TerminalSize(columns: Int(columns), rows: Int(rows), widthPixels: Int(width), heightPixels: Int(height))
+    }
+
+    /// One cell's size in pixels, when the terminal says.
+    var cell: (width: Int, height: Int)? {
+        guard widthPixels > 0, heightPixels > 0 else { return nil }
+        return (widthPixels / columns, heightPixels / rows)
+    }
+}
+
+/// Draws RGB pictures as terminal text with libchafa: kitty graphics, sixels or iTerm2 images
+/// where the terminal shows them, colour symbols otherwise, the choice made as chafa's own tool
+/// makes it from the environment. Knows nothing of cameras: it is given pictures.
+public final class TerminalPainter {
+    public let mode: PreviewMode
+    private let terminal: OpaquePointer
+    private let canvasMode: Int32
+    private let pixelMode: Int32
+    private var canvas: (key: [Int], pointer: OpaquePointer)?
+
+    /// - Parameters:
+    ///   - requested: `--preview-mode`, or nil to use what the terminal supports.
+    ///   - color: false (`--color never`, `NO_COLOR`, not a terminal) draws symbols in the
+    ///     terminal's own two colours unless an image protocol was asked for by name.
+    public init(requested: PreviewMode?, environment: [String: String], color: Bool) throws {
+        var why = [CChar](repeating: 0, count: 256)
+        guard cchafa_load(&why, why.count) == 1 else {
+            throw CamrollError(
+                .unavailable, "cannot draw pictures in the terminal: \(String(cString: why))",
+                hint: "Install libchafa (Debian: apt install libchafa0), or use --preview-mode none.")
+        }
+        var detectedCanvas: Int32 = 0, detectedPixels: Int32 = 0
+        let strings = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { strings.forEach { free($0) } }
+        var envp = strings
+        terminal = cchafa_detect(&envp, &detectedCanvas, &detectedPixels)
+        let detected: PreviewMode = switch detectedPixels {
+        case Int32(CHAFA_PIXEL_MODE_KITTY): .kitty
+        case Int32(CHAFA_PIXEL_MODE_SIXELS): .sixel
+        default: .symbols
+        }
+        mode = requested ?? (color ? detected : .symbols)
+        pixelMode = switch mode {
+        case .kitty: Int32(CHAFA_PIXEL_MODE_KITTY)
+        case .sixel: Int32(CHAFA_PIXEL_MODE_SIXELS)
+        case .iterm2: Int32(CHAFA_PIXEL_MODE_ITERM2)
+        case .symbols, .none: Int32(CHAFA_PIXEL_MODE_SYMBOLS)
+        }
+        canvasMode = color ? detectedCanvas : Int32(CHAFA_CANVAS_MODE_FGBG)
+    }
+
+    deinit {
+        if let canvas { cchafa_canvas_release(canvas.pointer) }
+        cchafa_terminal_release(terminal)
+    }
+
+    /// The cells a `width` x `height` picture takes, aspect kept, inside `columns` x `rows`.
+    public func fit(width: Int, height: Int, columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (columns: Int, rows: Int) {
+        var fittedColumns = Int32(max(1, columns)), fittedRows = Int32(max(1, rows))
+        let ratio = cell.map { Float($0.width) / Float(max(1, $0.height)) } ?? 0.5
+        cchafa_fit(Int32(width), Int32(height), &fittedColumns, &fittedRows, ratio)
+        return (Int(max(1, fittedColumns)), Int(max(1, fittedRows)))
+    }
+
+    /// The picture size worth handing over for a canvas of that many cells: symbols sample a
+    /// cell as 8x8, the image protocols show the terminal's pixels (10x20 a cell if unknown).
+    public func pixelsWanted(columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (width: Int, height: Int) {
+        switch mode {
+        case .symbols, .none: return (columns * 8, rows * 8)
+        default:
+            let size = cell ?? (10, 20)
+            return (columns * size.width, rows * size.height)
+        }
+    }
+
+    /// The text that draws `image` in `columns` x `rows` cells from the cursor on.
+    public func draw(_ image: RGBImage, columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> [UInt8] {
+        let key = [columns, rows, cell?.width ?? 0, cell?.height ?? 0]
+        if canvas?.key != key {
+            if let canvas { cchafa_canvas_release(canvas.pointer) }
+            // Work factor: how hard chafa searches for the best symbol per cell. 0.2 keeps a
+            // 160x48 preview well inside a frame's time; a still picture can afford more.
+            let pointer = cchafa_canvas_new(
+                Int32(columns), Int32(rows), canvasMode, pixelMode, Int32(cell?.width ?? 0), Int32(cell?.height ?? 0),
+                workFactor)
+            canvas = (key, pointer!)
+        }
+        var length = 0
+        let text = image.pixels.withUnsafeBufferPointer { pixels in
+            cchafa_draw(canvas!.pointer, terminal, pixels.baseAddress, Int32(image.width), Int32(image.height),
+                        Int32(image.width * 3), &length)
+        }
+        guard let text else { return [] }
+        defer { free(text) }
+        return Array(UnsafeRawBufferPointer(start: text, count: length))
+    }
+
+    /// 0 (fastest) to 1 (best); the live preview lowers it.
+    public var workFactor: Float = 0.5
+}

@@ -1,4 +1,5 @@
 @testable import CamrollKit
+import CV4L2
 import Testing
 
 @Suite struct ImagingTests {
@@ -116,16 +117,71 @@ import Testing
     }
 }
 
-@Suite struct TerminalImageTests {
-    @Test func halfBlocksDrawTwoPixelRowsPerLineInTheirColours() throws {
-        let frame = try TestPattern(resolution: Resolution(width: 16, height: 8)).nextFrame()
-        let jpeg = try JPEGEncoder().encode(frame, quality: 95).bytes
-        let text = try TerminalImage.halfBlocks(jpeg: jpeg)
+@Suite struct TerminalPictureTests {
+    /// Drawn by libchafa as colour symbols: one line per cell row, in the picture's colours.
+    @Test func symbolsDrawOneLinePerRowInThePicturesColours() throws {
+        let frame = try TestPattern(resolution: Resolution(width: 64, height: 32)).nextFrame()
+        let painter = try TerminalPainter(
+            requested: .symbols, environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"], color: true)
+        let cells = painter.fit(width: 64, height: 32, columns: 16, rows: 100, cell: nil)
+        #expect(cells.columns == 16 && cells.rows == 4)  // 2:1 picture, cells twice as high as wide
+        let image = try PreviewScaler().picture(of: frame, width: 64, height: 32)
+        let text = String(decoding: painter.draw(image, columns: 16, rows: 4, cell: nil), as: UTF8.self)
         let lines = text.split(separator: "\n")
         #expect(lines.count == 4)
-        #expect(lines.allSatisfy { $0.filter { $0 == "▀" }.count == 16 })
-        // The first bar is 75% white: foreground and background both about (191, 191, 191).
-        let first = try #require(lines.first)
-        #expect(first.hasPrefix("\u{1B}[38;2;19"))
+        // The first bar is 75% white: (180…200) grey in 24-bit colour.
+        #expect(text.contains("\u{1B}[38;2;19") || text.contains("\u{1B}[48;2;19") || text.contains(";2;18"))
+        // Without colour: the same shapes, no colour sequences.
+        let plain = try TerminalPainter(requested: nil, environment: ["TERM": "xterm-256color"], color: false)
+        let monochrome = String(decoding: plain.draw(image, columns: 16, rows: 4, cell: nil), as: UTF8.self)
+        #expect(!monochrome.contains("38;2;") && !monochrome.contains("38;5;"))
+        #expect(plain.mode == .symbols)
+    }
+
+    @Test func theTerminalDecidesTheModeUnlessOneIsAskedFor() throws {
+        #expect(try TerminalPainter(requested: nil, environment: ["TERM": "xterm-kitty"], color: true).mode == .kitty)
+        #expect(try TerminalPainter(requested: nil, environment: ["TERM": "mlterm"], color: true).mode == .sixel)
+        #expect(try TerminalPainter(requested: nil, environment: ["TERM": "xterm-256color"], color: true).mode == .symbols)
+        #expect(try TerminalPainter(requested: .sixel, environment: ["TERM": "xterm-256color"], color: true).mode == .sixel)
+        let painter = try TerminalPainter(requested: .kitty, environment: [:], color: true)
+        let image = RGBImage(width: 8, height: 8, pixels: [UInt8](repeating: 200, count: 192))
+        let kitty = String(decoding: painter.draw(image, columns: 4, rows: 2, cell: (10, 20)), as: UTF8.self)
+        #expect(kitty.hasPrefix("\u{1B}_G"))
+    }
+
+    @Test func previewScalingSamplesYUYVAndDecodesJPEGSmall() throws {
+        let frame = try TestPattern(resolution: Resolution(width: 640, height: 480)).nextFrame()
+        let sampled = try PreviewScaler().picture(of: frame, width: 160, height: 120)
+        #expect(sampled.width == 160 && sampled.height == 120)
+        // Top left: the 75% white bar, about 191 in every channel.
+        #expect(sampled.pixels[0...2].allSatisfy { (185...197).contains($0) })
+        var jpeg = frame
+        jpeg.bytes = try JPEGEncoder().encode(frame, quality: 90).bytes
+        jpeg.format = .mjpeg
+        let decoded = try PreviewScaler().picture(of: jpeg, width: 150, height: 100)
+        #expect(decoded.width == 160 && decoded.height == 120)  // the 1/4 DCT scale
+    }
+
+    @Test func keysAreDecodedFromWhatTerminalsSend() {
+        #expect(Key.decode(Array("\u{1B}[A\u{1B}OB\u{1B}[C\u{1B}[D".utf8)) == [.up, .down, .right, .left])
+        #expect(Key.decode([0x1B]) == [.escape])
+        #expect(Key.decode([0x03, 0x0D, 0x20, UInt8(ascii: "q")]) == [.interrupt, .enter, .character(" "), .character("q")])
+        #expect(Key.decode(Array("\u{1B}[15~r".utf8)) == [.character("r")])  // F5 skipped
+    }
+
+    @Test func aControlStepsInsideItsRangeOnItsGrid() {
+        func control(_ kind: UInt32, _ minimum: Int64, _ maximum: Int64, step: UInt64 = 1) -> CameraControls.Control {
+            CameraControls.Control(id: 1, name: "x", label: "X", type: kind, minimum: minimum, maximum: maximum, step: step,
+                                   defaultValue: minimum, flags: 0, menu: [(0, "a"), (2, "c"), (3, "d")])
+        }
+        let integer = V4L2_CTRL_TYPE_INTEGER.rawValue
+        #expect(CameraControls.stepped(control(integer, 0, 255), from: 128, direction: 1) == 140)
+        #expect(CameraControls.stepped(control(integer, 0, 255), from: 250, direction: 1) == 255)
+        #expect(CameraControls.stepped(control(integer, 0, 255), from: 5, direction: -1) == 0)
+        #expect(CameraControls.stepped(control(integer, 1, 100, step: 3), from: 1, direction: 1) == 4)
+        #expect(CameraControls.stepped(control(integer, Int64.min, Int64.max), from: Int64.max - 1, direction: 1) == Int64.max)
+        #expect(CameraControls.stepped(control(V4L2_CTRL_TYPE_BOOLEAN.rawValue, 0, 1), from: 0, direction: -1) == 1)
+        #expect(CameraControls.stepped(control(V4L2_CTRL_TYPE_MENU.rawValue, 0, 3), from: 0, direction: 1) == 2)
+        #expect(CameraControls.stepped(control(V4L2_CTRL_TYPE_MENU.rawValue, 0, 3), from: 3, direction: 1) == 3)
     }
 }

@@ -1,0 +1,243 @@
+@testable import CamrollKit
+import Foundation
+import Testing
+
+/// `camroll pick` in a real terminal: tmux runs it in a pane, keys are typed with send-keys and
+/// the screen is read back with capture-pane. Each test has its own tmux server.
+final class TmuxPane {
+    let socket = "camroll-test-" + UUID().uuidString.prefix(8)
+    let directory: TemporaryDirectory
+
+    /// Runs `camroll pick` with `arguments` in a `width` x `height` pane, from a shell that
+    /// records the terminal's settings before and after, and the exit status.
+    init(_ arguments: [String], width: Int = 100, height: Int = 30, directory: TemporaryDirectory) throws {
+        self.directory = directory
+        let quoted = ([CamrollBinary.path, "pick"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
+        let script = """
+            cd '\(directory.path)'; stty -a > stty.before; \(quoted); echo $? > status.tmp; mv status.tmp status; \
+            stty -a > stty.after; sleep 600
+            """
+        try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), "sh", "-c", script])
+    }
+
+    deinit { _ = try? tmux(["kill-server"]) }
+
+    /// Runs a tmux client, with posix_spawn and waitpid: the tmux server the first client starts
+    /// inherits whatever the client has open, and Foundation's Process waits for its own
+    /// descriptors in the child to close, which a server never does. Output goes through a file.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> String {
+        let output = directory.file("tmux.out")
+        let argv = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ) == 0 else {
+            throw CamrollError(.failure, "cannot start tmux")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw CamrollError(.failure, "tmux \(arguments.first ?? ""): \(text)") }
+        return text
+    }
+
+    func screen() throws -> String { try tmux(["capture-pane", "-p"]) }
+    func keys(_ keys: String...) throws { try tmux(["send-keys"] + keys) }
+    func format(_ variable: String) throws -> String {
+        try tmux(["display-message", "-p", "#{\(variable)}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Polls the screen until `condition` holds (15 s at most).
+    @discardableResult
+    func waitFor(_ what: String, _ condition: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let text = try screen()
+            if condition(text) { return text }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        let last = try screen()
+        Issue.record("timed out waiting for \(what); the screen:\n\(last)")
+        return last
+    }
+
+    func waitForLive() throws -> String { try waitFor("the live preview") { $0.contains("space shutter") && $0.contains("fps") } }
+
+    /// The exit status of camroll, once it has exited.
+    func status() throws -> Int32? {
+        let path = directory.file("status")
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+                return Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return nil
+    }
+
+    /// camroll's process id: the pane's shell's child.
+    func camrollPID() throws -> Int32 {
+        let shell = try format("pane_pid")
+        let children = try CamrollBinary.runProgram(["/usr/bin/pgrep", "-P", shell, "-x", "camroll"]).stdout
+        return try #require(Int32(children.split(separator: "\n").first ?? ""))
+    }
+
+    /// The picture's rows: the screen without its last (status) line and blank lines.
+    static func pictureLines(_ screen: String) -> [Substring] {
+        Array(screen.split(separator: "\n", omittingEmptySubsequences: false).dropLast(2)).filter {
+            !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
+    }
+}
+
+@Suite(.serialized) struct PickTests {
+    static let pattern = ["-d", "pattern", "-r", "320x240"]
+
+    func arguments(_ dir: TemporaryDirectory, _ extra: [String] = []) -> [String] {
+        Self.pattern + ["-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")] + extra
+    }
+
+    @Test func thePreviewIsLiveAndTheShutterSavesTheFrameOnScreen() throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(arguments(dir), directory: dir)
+        let first = try pane.waitForLive()
+        #expect(first.contains("pattern  YUYV 320x240"))
+        #expect(try pane.format("alternate_on") == "1")
+        #expect(try pane.format("cursor_flag") == "0")
+        // The pattern's frame counter moves: a later capture of the picture differs.
+        Thread.sleep(forTimeInterval: 0.5)
+        let second = try pane.screen()
+        #expect(TmuxPane.pictureLines(first).count >= 10)
+        #expect(TmuxPane.pictureLines(first) != TmuxPane.pictureLines(second))
+
+        try pane.keys("Space")
+        let review = try pane.waitFor("the review") { $0.contains("taken") }
+        let taken = try #require(Int(review.firstMatch(of: /frame (\d+) taken/)?.1 ?? ""))
+        // Held: the picture no longer changes.
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(TmuxPane.pictureLines(try pane.screen()) == TmuxPane.pictureLines(review))
+        try pane.keys("Enter")
+        #expect(try pane.status() == 0)
+
+        let files = dir.files(in: "out", suffix: ".jpg")
+        #expect(files.count == 1)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 1)
+        #expect(try catalog.int("SELECT frame_sequence FROM captures") == taken)
+        #expect(try catalog.text("SELECT status FROM runs") == "completed")
+        #expect(try catalog.text("SELECT command FROM runs")?.contains("pick") == true)
+        let (header, _) = try JPEGDecoder().decodeRGB(try fileBytes(try #require(files.first)))
+        #expect(header == JPEGDecoder.Header(width: 320, height: 240))
+        // The terminal is given back as it was.
+        #expect(try String(contentsOfFile: dir.file("stty.before"), encoding: .utf8)
+                == String(contentsOfFile: dir.file("stty.after"), encoding: .utf8))
+        #expect(try pane.format("alternate_on") == "0")
+        #expect(try pane.format("cursor_flag") == "1")
+    }
+
+    @Test func retakeSavesTheSecondShotNotTheFirst() throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(arguments(dir), directory: dir)
+        try pane.waitForLive()
+        try pane.keys("Space")
+        let firstReview = try pane.waitFor("the first review") { $0.contains("taken") }
+        let firstShot = try #require(Int(firstReview.firstMatch(of: /frame (\d+) taken/)?.1 ?? ""))
+        try pane.keys("r")
+        try pane.waitForLive()
+        Thread.sleep(forTimeInterval: 0.3)
+        try pane.keys("Space")
+        let secondReview = try pane.waitFor("the second review") { $0.contains("taken") }
+        let secondShot = try #require(Int(secondReview.firstMatch(of: /frame (\d+) taken/)?.1 ?? ""))
+        #expect(secondShot > firstShot)
+        try pane.keys("u")
+        #expect(try pane.status() == 0)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM captures") == 1)
+        #expect(try catalog.int("SELECT frame_sequence FROM captures") == secondShot)
+        #expect(dir.files(in: "out", suffix: ".jpg").count == 1)
+    }
+
+    @Test func aKeptShotIsSavedNTimesWithProgressAndRows() throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(arguments(dir, ["-n", "50", "--stamp"]), directory: dir)
+        try pane.waitForLive()
+        try pane.keys("Space")
+        try pane.waitFor("the review") { $0.contains("taken") && $0.contains("50 saves") }
+        try pane.keys("Enter")
+        #expect(try pane.status() == 0)
+        let screen = try pane.screen()
+        #expect(screen.contains("saved 50/50 files"))
+        #expect(dir.files(in: "out", suffix: ".jpg").count == 50)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 50)
+        #expect(try catalog.int("SELECT count(DISTINCT xxh128) FROM saves") == 50)
+    }
+
+    @Test(arguments: [["q"], ["Escape"], ["C-c"], ["Space", "q"]])
+    func cancellingSavesNothing(keys: [String]) throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(arguments(dir), directory: dir)
+        try pane.waitForLive()
+        for key in keys {
+            try pane.keys(key)
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        #expect(try pane.status() == 130)
+        #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+        if FileManager.default.fileExists(atPath: dir.file("c.sqlite3")) {
+            let catalog = try CatalogReader(dir.file("c.sqlite3"))
+            #expect(try catalog.int("SELECT count(*) FROM runs") == 0)
+            #expect(try catalog.int("SELECT count(*) FROM saves") == 0)
+        }
+        #expect(try pane.screen().contains("cancelled: nothing saved"))
+        #expect(try String(contentsOfFile: dir.file("stty.before"), encoding: .utf8)
+                == String(contentsOfFile: dir.file("stty.after"), encoding: .utf8))
+    }
+
+    @Test(arguments: [(SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
+    func aSignalGivesTheTerminalBack(signal: Int32, status: Int32) throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(arguments(dir), directory: dir)
+        try pane.waitForLive()
+        #expect(try pane.format("cursor_flag") == "0")
+        kill(try pane.camrollPID(), signal)
+        #expect(try pane.status() == status)
+        #expect(try String(contentsOfFile: dir.file("stty.before"), encoding: .utf8)
+                == String(contentsOfFile: dir.file("stty.after"), encoding: .utf8))
+        #expect(try pane.format("cursor_flag") == "1")
+        #expect(try pane.format("alternate_on") == "0")
+        #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+    }
+
+    @Test func resizingTheWindowRedrawsAtTheNewSize() throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(arguments(dir), width: 100, height: 30, directory: dir)
+        let before = try pane.waitForLive()
+        // 320x240 in 100x29 cells of 1:2: height-bound, 29 rows of about 77 columns.
+        #expect(TmuxPane.pictureLines(before).count == 29)
+        try pane.tmux(["resize-window", "-x", "50", "-y", "16"])
+        let after = try pane.waitFor("a redraw at 50x16") { screen in
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            return TmuxPane.pictureLines(screen).count <= 15 && lines.count <= 17 && screen.contains("fps")
+        }
+        let lines = TmuxPane.pictureLines(after)
+        #expect(!lines.isEmpty && lines.count <= 15)
+        #expect(lines.allSatisfy { $0.count <= 50 })
+        try pane.keys("q")
+        #expect(try pane.status() == 130)
+    }
+
+    @Test func withoutATerminalPickRefusesWith64() throws {
+        let result = try CamrollBinary.run(["pick", "-d", "pattern"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("pick needs a terminal; use 'camroll snap' in scripts"))
+    }
+}

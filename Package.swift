@@ -32,8 +32,9 @@ let package = Package(
         // pkgConfig, which would link it).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libchafa (terminal pictures) is loaded with dlopen when a picture is drawn, for the
-        // same reason: GLib is not loaded by a photo that shows none.
-        .systemLibrary(name: "CChafa", providers: [.apt(["libchafa-dev"])]),
+        // same reason: GLib is not loaded by a photo that shows none. A C target of its own (not
+        // a header-only system library) so that the table of loaded functions exists once.
+        .target(name: "CChafa", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CLinux"),
         .target(
             name: "CamrollKit",

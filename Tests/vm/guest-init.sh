@@ -6,6 +6,7 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/tmp
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /out
 modprobe virtio_pci

@@ -33,6 +33,8 @@ TIMEOUT = int(os.environ.get("CAMROLL_VM_TIMEOUT", "240"))
 MODULES = ["vivid", "virtio_pci", "virtio_blk", "v4l2loopback"]
 # Host programs copied into the guest with their libraries.
 GUEST_PROGRAMS = ["/usr/bin/v4l2-ctl"]
+# Libraries camroll loads with dlopen (ldd cannot see them), copied with their own libraries.
+GUEST_DLOPENED = ["/usr/lib/x86_64-linux-gnu/libchafa.so.0"]
 
 
 def log(message):
@@ -148,7 +150,7 @@ def copy_into(root, path, target=None):
 def build_tools():
     """Static test tools that run in the guest."""
     tools = []
-    for name in ["mjpeg_feeder", "timeit"]:
+    for name in ["mjpeg_feeder", "timeit", "pty_keys"]:
         tool = os.path.join(OUT, name.replace("_", "-"))
         run(["cc", "-static", "-O2", "-o", tool, os.path.join(HERE, name + ".c")])
         tools.append(tool)
@@ -184,7 +186,7 @@ def build_initramfs(tree, release, camroll, tools):
     copy_into(root, camroll, "/usr/bin/camroll")
     for tool in tools:
         copy_into(root, tool, "/usr/bin/" + os.path.basename(tool))
-    for program in [camroll] + GUEST_PROGRAMS:
+    for program in [camroll] + GUEST_PROGRAMS + GUEST_DLOPENED:
         if program != camroll:
             copy_into(root, program)
         for library in shared_libraries(program):

@@ -61,7 +61,14 @@ struct PickCommand {
                     // The preview skipped the full decode: the frame kept gets it.
                     if frame.format == .mjpeg { _ = try decoder.decodeRGB(frame.bytes) }
                 })
-            outcome = try picker.run()
+            do {
+                outcome = try picker.run()
+            } catch var error as CamrollError {
+                // Said after the terminal is given back (the defer above runs first). Nothing
+                // is saved before the shutter, whatever snap's hint would say about a run.
+                error.hint = "Nothing was saved."
+                throw error
+            }
         }
         switch outcome {
         case .cancelled:

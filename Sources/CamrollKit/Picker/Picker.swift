@@ -141,7 +141,7 @@ final class Picker {
     }
 
     private func liveStatus(_ frame: Frame) -> String {
-        var parts = ["\(description.device)  \(description.format)", "\(Format.fixed(meter.rate, 1)) fps"]
+        var parts = ["\(description.device)  \(description.format)", "frame \(frame.sequence)", "\(Format.fixed(meter.rate, 1)) fps"]
         if let controls { parts.append(controls.status) }
         if let notice { parts.append(notice) }
         parts.append("space shutter" + (controls == nil ? "" : "  ↑↓ control  ←→ change") + "  q cancel")

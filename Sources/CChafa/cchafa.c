@@ -1,54 +1,10 @@
-#ifndef CAMROLL_CCHAFA_SHIM_H
-#define CAMROLL_CCHAFA_SHIM_H
-/*
- * Terminal pictures with libchafa (kitty graphics, sixels, iTerm2 images, or colour symbol
- * blocks), loaded with dlopen() the first time a picture is drawn: chafa brings GLib, whose
- * loading and constructors every `snap` would otherwise pay for before its first photo. Only
- * chafa's headers are used at build time.
- *
- * Drawing runs in C: a canvas is made once per geometry and redrawn for every preview frame;
- * the text chafa prints is handed to Swift as one malloc'd buffer.
- *
- * Nothing of chafa's is needed to build: its headers need GLib's, which a system-library target
- * cannot point at without linking both. The few types are opaque here and the constants are
- * chafa 1.x's (its enums only ever grow at the end).
- */
+/* libchafa through dlopen: see include/cchafa.h. */
+#include "cchafa.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct ChafaTermDb ChafaTermDb;
-typedef struct ChafaTermInfo ChafaTermInfo;
-typedef struct ChafaCanvasConfig ChafaCanvasConfig;
-typedef struct ChafaSymbolMap ChafaSymbolMap;
-typedef struct ChafaCanvas ChafaCanvas;
-typedef int gboolean;
-typedef int gint;
-typedef float gfloat;
-typedef char gchar;
-typedef unsigned char guint8;
-typedef struct { gchar *str; size_t len; size_t allocated_len; } GString;
-typedef int ChafaCanvasMode, ChafaPixelMode, ChafaTermSeq, ChafaSymbolTags, ChafaPixelType;
-#define TRUE 1
-#define FALSE 0
-
-enum {
-    CHAFA_CANVAS_MODE_TRUECOLOR = 0, CHAFA_CANVAS_MODE_INDEXED_240 = 2, CHAFA_CANVAS_MODE_INDEXED_16 = 3,
-    CHAFA_CANVAS_MODE_FGBG_BGFG = 4, CHAFA_CANVAS_MODE_FGBG = 5,
-};
-enum {
-    CHAFA_PIXEL_MODE_SYMBOLS = 0, CHAFA_PIXEL_MODE_SIXELS = 1, CHAFA_PIXEL_MODE_KITTY = 2, CHAFA_PIXEL_MODE_ITERM2 = 3,
-};
-enum {
-    CHAFA_TERM_SEQ_RESET_ATTRIBUTES = 2, CHAFA_TERM_SEQ_INVERT_COLORS = 4,
-    CHAFA_TERM_SEQ_SET_COLOR_FG_DIRECT = 31, CHAFA_TERM_SEQ_SET_COLOR_BG_DIRECT = 32, CHAFA_TERM_SEQ_SET_COLOR_FGBG_DIRECT = 33,
-    CHAFA_TERM_SEQ_SET_COLOR_FG_256 = 34, CHAFA_TERM_SEQ_SET_COLOR_BG_256 = 35, CHAFA_TERM_SEQ_SET_COLOR_FGBG_256 = 36,
-    CHAFA_TERM_SEQ_SET_COLOR_FG_16 = 37, CHAFA_TERM_SEQ_SET_COLOR_BG_16 = 38, CHAFA_TERM_SEQ_SET_COLOR_FGBG_16 = 39,
-    CHAFA_TERM_SEQ_BEGIN_SIXELS = 40, CHAFA_TERM_SEQ_END_SIXELS = 41, CHAFA_TERM_SEQ_BEGIN_KITTY_IMMEDIATE_IMAGE_V1 = 43,
-};
-enum { CHAFA_SYMBOL_TAG_SPACE = 1, CHAFA_SYMBOL_TAG_BLOCK = 8, CHAFA_SYMBOL_TAG_BORDER = 16, CHAFA_SYMBOL_TAG_WIDE = 1 << 18 };
-enum { CHAFA_PIXEL_RGB8 = 8 };
 
 struct cchafa_functions {
     int loaded; /* 0 not tried, 1 ok, -1 failed */
@@ -78,19 +34,20 @@ struct cchafa_functions {
     gchar *(*string_free)(GString *, gboolean);
 };
 
-/* The one table (a static inside a function: Swift emits those, where a file-scope static of
- * a header it imports is left undefined). */
-static inline struct cchafa_functions *cchafa_table(void) {
-    static struct cchafa_functions table;
-    return &table;
-}
-#define cchafa_api (*cchafa_table())
+/* The one table: this file is compiled once, so there is one copy of it. (A static in a header
+ * would be copied into each Swift file that calls through it, and only the loader's copy filled.) */
+static struct cchafa_functions cchafa_table;
+#define cchafa_api cchafa_table
 
+
+/* Assigned with a cast to the field's own type: a store through a `void **` would not alias a
+ * function pointer for the optimiser, which could then assume the table is never filled. */
 #define CCHAFA_BIND(field, symbol) \
-    if (!(*(void **)&cchafa_api.field = dlsym(library, symbol))) missing = symbol;
+    cchafa_api.field = (__typeof__(cchafa_api.field))dlsym(library, symbol); \
+    if (!cchafa_api.field) missing = symbol;
 
 /* Loads libchafa once. Returns 1 when it is usable; else 0, with the reason in `why`. */
-static inline int cchafa_load(char *why, size_t why_size) {
+int cchafa_load(char *why, size_t why_size) {
     if (cchafa_api.loaded == 0) {
         const char *missing = NULL;
         void *library = dlopen("libchafa.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -135,7 +92,7 @@ static inline int cchafa_load(char *why, size_t why_size) {
  * decided as chafa's own tool decides it. Returns its term info (release with
  * cchafa_terminal_release), with chafa's fallback sequences added so that a mode forced by the
  * user can still be printed. */
-static inline ChafaTermInfo *cchafa_detect(char **envp, int *canvas_mode, int *pixel_mode) {
+ChafaTermInfo *cchafa_detect(char **envp, int *canvas_mode, int *pixel_mode) {
     ChafaTermDb *db = cchafa_api.term_db_get_default();
     ChafaTermInfo *info = cchafa_api.term_db_detect(db, envp);
     gboolean (*have)(const ChafaTermInfo *, ChafaTermSeq) = cchafa_api.term_info_have_seq;
@@ -166,18 +123,18 @@ static inline ChafaTermInfo *cchafa_detect(char **envp, int *canvas_mode, int *p
     return info;
 }
 
-static inline void cchafa_terminal_release(ChafaTermInfo *info) { cchafa_api.term_info_unref(info); }
+void cchafa_terminal_release(ChafaTermInfo *info) { cchafa_api.term_info_unref(info); }
 
 /* The largest canvas, in cells, that fits `*columns` x `*rows` with the picture's aspect kept,
  * for cells `font_ratio` (width / height) as wide as high. */
-static inline void cchafa_fit(int width, int height, int *columns, int *rows, float font_ratio) {
+void cchafa_fit(int width, int height, int *columns, int *rows, float font_ratio) {
     cchafa_api.calc_canvas_geometry(width, height, columns, rows, font_ratio, TRUE, FALSE);
 }
 
 /* A canvas of `columns` x `rows` cells. `cell_width`/`cell_height` in pixels (0 when the
  * terminal does not say) size the pixel modes' images. Symbols: chafa's default set (blocks,
  * borders, space; no wide characters). */
-static inline ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_mode, int pixel_mode,
+ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_mode, int pixel_mode,
                                              int cell_width, int cell_height, float work_factor) {
     ChafaCanvasConfig *config = cchafa_api.canvas_config_new();
     cchafa_api.canvas_config_set_geometry(config, columns, rows);
@@ -197,11 +154,11 @@ static inline ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_m
     return canvas;
 }
 
-static inline void cchafa_canvas_release(ChafaCanvas *canvas) { cchafa_api.canvas_unref(canvas); }
+void cchafa_canvas_release(ChafaCanvas *canvas) { cchafa_api.canvas_unref(canvas); }
 
 /* Draws packed RGB pixels on the canvas and returns what to print (malloc'd, `*length` bytes;
  * free() it), or NULL when memory ran out. */
-static inline char *cchafa_draw(ChafaCanvas *canvas, ChafaTermInfo *info, const unsigned char *rgb,
+char *cchafa_draw(ChafaCanvas *canvas, ChafaTermInfo *info, const unsigned char *rgb,
                                 int width, int height, int row_stride, size_t *length) {
     cchafa_api.canvas_draw_all_pixels(canvas, CHAFA_PIXEL_RGB8, rgb, width, height, row_stride);
     GString *printed = cchafa_api.canvas_print(canvas, info);
@@ -215,4 +172,3 @@ static inline char *cchafa_draw(ChafaCanvas *canvas, ChafaTermInfo *info, const 
     return text;
 }
 
-#endif

@@ -9,11 +9,14 @@ ratio of whole-command wall-clock rates. Then camroll's peak resident memory
 for N=1000 and N=20000, which must not grow with N. Then one photo: camroll's JPEG encoding
 rate against tjbench's on the same 1920x1080 picture (quality 90, 4:2:2, from planar YUV, as
 camroll encodes a YUYV frame), and the whole `snap -n 1` against a C program doing the least the
-same photo needs (Benchmarks/snap_one.c: frame, encode, write, rename).
+same photo needs (Benchmarks/snap_one.c: frame, encode, write, rename). Last, pick's live
+preview (`-d pattern -r 1280x720`) on a pseudo-terminal (Tests/vm/pty_keys.c): frames drawn per
+second and CPU per frame, into a 160x48 terminal as colour symbols and as a kitty image stream.
 
 usage: Benchmarks/bench.py [--dir DIR] [--count N] [--rounds R]
 """
 import argparse
+import re
 import json
 import os
 import shutil
@@ -115,6 +118,7 @@ def main():
     shutil.rmtree(os.path.join(work, "c"), ignore_errors=True)
     shutil.rmtree(os.path.join(work, "camroll"), ignore_errors=True)
     one_photo(camroll, work, args.rounds)
+    preview(camroll, work)
 
 
 def trace_took(stderr, phase):
@@ -164,6 +168,28 @@ def one_photo(camroll, work, rounds):
         ratios.append(pair[0] / pair[1])
     print(f"snap -n 1 at 1920x1080, whole command: camroll / C program median ratio {statistics.median(ratios):.2f} "
           f"over {rounds} rounds (camroll also hashes, thumbnails, writes EXIF and catalog rows)")
+
+
+def preview(camroll, work, seconds=5):
+    """pick's preview for `seconds`, in symbols and in kitty mode: rendered fps, CPU."""
+    pty_keys = os.path.join(work, "pty-keys")
+    subprocess.run(["cc", "-O2", "-o", pty_keys, os.path.join(ROOT, "Tests", "vm", "pty_keys.c")], check=True)
+    script = f"wait space shutter\nsleep {seconds * 1000}\nsend q\nend\n"
+    for mode, term in [("symbols", "xterm-256color"), ("kitty", "xterm-kitty")]:
+        log = os.path.join(work, f"preview-{mode}.log")
+        begin = time.monotonic()
+        report = subprocess.run(
+            [pty_keys, "160", "48", log, "--", camroll, "pick", "-d", "pattern", "-r", "1280x720",
+             "--preview-mode", mode, "--db", os.path.join(work, "preview.sqlite3")],
+            input=script, capture_output=True, text=True, env=dict(os.environ, TERM=term, COLORTERM="truecolor")).stdout
+        wall = time.monotonic() - begin
+        screen = open(log, "rb").read().decode("utf-8", "replace")
+        drawn = screen.count("space shutter")
+        rates = re.findall(r"(\d+\.\d) fps", screen)
+        cpu = float(re.search(r"cpu ([0-9.]+)", report).group(1))
+        print(f"pick preview, 1280x720 pattern into 160x48 {mode}: {rates[-1] if rates else '?'} fps drawn "
+              f"(target >= 30), {drawn} frames, CPU {1000 * cpu / max(1, drawn):.1f} ms a frame, "
+              f"{100 * cpu / wall:.0f}% of one core over the whole run (target <= 50%); {len(screen.encode()) // max(1, drawn)} bytes a frame")
 
 
 if __name__ == "__main__":

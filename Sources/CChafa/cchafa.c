@@ -135,7 +135,7 @@ void cchafa_fit(int width, int height, int *columns, int *rows, float font_ratio
  * terminal does not say) size the pixel modes' images. Symbols: chafa's default set (blocks,
  * borders, space; no wide characters). */
 ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_mode, int pixel_mode,
-                                             int cell_width, int cell_height, float work_factor) {
+                                             int cell_width, int cell_height, float work_factor, int live) {
     ChafaCanvasConfig *config = cchafa_api.canvas_config_new();
     cchafa_api.canvas_config_set_geometry(config, columns, rows);
     cchafa_api.canvas_config_set_canvas_mode(config, (ChafaCanvasMode)canvas_mode);
@@ -143,7 +143,7 @@ ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_mode, int pixel
     if (cell_width > 0 && cell_height > 0) cchafa_api.canvas_config_set_cell_geometry(config, cell_width, cell_height);
     ChafaSymbolMap *symbols = cchafa_api.symbol_map_new();
     cchafa_api.symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BLOCK);
-    cchafa_api.symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BORDER);
+    if (!live) cchafa_api.symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_BORDER);
     cchafa_api.symbol_map_add_by_tags(symbols, CHAFA_SYMBOL_TAG_SPACE);
     cchafa_api.symbol_map_remove_by_tags(symbols, CHAFA_SYMBOL_TAG_WIDE);
     cchafa_api.canvas_config_set_symbol_map(config, symbols);

@@ -13,7 +13,7 @@
  *   shell CMD    run CMD with /bin/sh (while the program runs)
  *   signal N     send signal N to the program
  *   end          wait for the program to exit (60 s at most)
- * Then prints: "exit N" or "killed N"; "termios same" or "termios changed" (the terminal's
+ * Then prints: "cpu SECONDS" (the program's user + system time); "exit N" or "killed N"; "termios same" or "termios changed" (the terminal's
  * settings against those before the program started); "cursor visible|hidden" and
  * "screen normal|alternate" from the last such sequences the program wrote.
  * Exits 0, or 3 when a wait timed out (the program is then killed).
@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -39,6 +40,7 @@ static int master_fd;
 static FILE *log_file;
 static pid_t child;
 static int child_status = -1;
+static struct rusage child_usage;
 
 static long long now_ms(void) {
     struct timespec t;
@@ -66,7 +68,7 @@ static void pump(int ms) {
     }
     if (child_status < 0) {
         int status;
-        if (waitpid(child, &status, WNOHANG) == child) child_status = status;
+        if (wait4(child, &status, WNOHANG, &child_usage) == child) child_status = status;
     }
 }
 
@@ -108,10 +110,12 @@ static void finish(int code) {
     while (child_status < 0 && now_ms() < deadline) pump(50);
     if (child_status < 0) {
         kill(child, SIGKILL);
-        waitpid(child, &child_status, 0);
+        wait4(child, &child_status, 0, &child_usage);
         code = 3;
     }
     for (int i = 0; i < 5; i++) pump(20);
+    printf("cpu %.3f\n", child_usage.ru_utime.tv_sec + child_usage.ru_stime.tv_sec
+                             + (child_usage.ru_utime.tv_usec + child_usage.ru_stime.tv_usec) / 1e6);
     if (WIFEXITED(child_status)) printf("exit %d\n", WEXITSTATUS(child_status));
     else printf("killed %d\n", WTERMSIG(child_status));
     exit(code);

@@ -63,9 +63,10 @@ void cchafa_fit(int width, int height, int *columns, int *rows, float font_ratio
 
 /* A canvas of `columns` x `rows` cells. `cell_width`/`cell_height` in pixels (0 when the
  * terminal does not say) size the pixel modes' images. Symbols: chafa's default set (blocks,
- * borders, space; no wide characters). */
+ * borders, space; no wide characters), or with `live` blocks and space only, far fewer shapes
+ * to match a cell against for a preview redrawn many times a second. */
 ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_mode, int pixel_mode, int cell_width, int cell_height,
-                               float work_factor);
+                               float work_factor, int live);
 void cchafa_canvas_release(ChafaCanvas *canvas);
 
 /* Draws packed RGB pixels on the canvas and returns what to print (malloc'd, `*length` bytes;

@@ -82,11 +82,12 @@ public final class TerminalPainter {
         return (Int(max(1, fittedColumns)), Int(max(1, fittedRows)))
     }
 
-    /// The picture size worth handing over for a canvas of that many cells: symbols sample a
-    /// cell as 8x8, the image protocols show the terminal's pixels (10x20 a cell if unknown).
+    /// The picture size worth handing over for a canvas of that many cells: for symbols, 2x4
+    /// pixels a cell (the detail a block symbol's shape can show; chafa spreads them over its
+    /// 8x8 cell itself); for the image protocols, the terminal's pixels (10x20 a cell if unknown).
     public func pixelsWanted(columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (width: Int, height: Int) {
         switch mode {
-        case .symbols, .none: return (columns * 8, rows * 8)
+        case .symbols, .none: return (columns * 2, rows * 4)
         default:
             let size = cell ?? (10, 20)
             return (columns * size.width, rows * size.height)
@@ -98,11 +99,9 @@ public final class TerminalPainter {
         let key = [columns, rows, cell?.width ?? 0, cell?.height ?? 0]
         if canvas?.key != key {
             if let canvas { cchafa_canvas_release(canvas.pointer) }
-            // Work factor: how hard chafa searches for the best symbol per cell. 0.2 keeps a
-            // 160x48 preview well inside a frame's time; a still picture can afford more.
             let pointer = cchafa_canvas_new(
                 Int32(columns), Int32(rows), canvasMode, pixelMode, Int32(cell?.width ?? 0), Int32(cell?.height ?? 0),
-                workFactor)
+                live ? 0 : 0.5, live ? 1 : 0)
             canvas = (key, pointer!)
         }
         var length = 0
@@ -115,6 +114,7 @@ public final class TerminalPainter {
         return Array(UnsafeRawBufferPointer(start: text, count: length))
     }
 
-    /// 0 (fastest) to 1 (best); the live preview lowers it.
-    public var workFactor: Float = 0.5
+    /// Drawing many times a second (a live preview): chafa's least work per cell and fewer
+    /// symbols to choose from; a still picture gets its default care.
+    public var live = false
 }

@@ -51,7 +51,7 @@ final class Picker {
         self.cancellation = cancellation
         self.description = description
         self.check = check
-        painter.workFactor = 0.2
+        painter.live = true
     }
 
     private enum State {

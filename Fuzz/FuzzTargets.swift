@@ -7,15 +7,17 @@
 //   values     duration, size, integer, resolution, crop and device parsing
 //   exif       a photo's EXIF block through libexif: Orientation, and rebuilt with camroll's tags
 //   png        `file:` PNG decoding with libspng, limit first, alpha flattened, then encoded
+//   preview    pick's input: terminal bytes decoded as keys; a frame of any claimed format and
+//              size (first 5 bytes) scaled for the preview
 import Foundation
 
 enum FuzzTarget: String {
-    case mjpeg, jpeg, template, arguments, values, exif, png
+    case mjpeg, jpeg, template, arguments, values, exif, png, preview
 
     static let current: FuzzTarget = {
         let name = ProcessInfo.processInfo.environment["CAMROLL_FUZZ_TARGET"] ?? ""
         guard let target = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("set CAMROLL_FUZZ_TARGET to mjpeg, jpeg, template, arguments, values, exif or png\n".utf8))
+            FileHandle.standardError.write(Data("set CAMROLL_FUZZ_TARGET to mjpeg, jpeg, template, arguments, values, exif, png or preview\n".utf8))
             exit(2)
         }
         // What a hostile file may make camroll decode, kept small so a run stays within memory.
@@ -87,6 +89,18 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .png:
         guard let encoder, let image = try? PNGDecoder.decode(bytes, subject: "input") else { return 0 }
         _ = try? encoder.encode(image.frame, quality: 50)
+    case .preview:
+        _ = Key.decode(bytes)
+        guard bytes.count >= 5 else { return 0 }
+        let formats: [PixelFormat] = [.yuyv, .yuv420, .rgb24, .mjpeg]
+        let width = Int(bytes[1]) * 4 + Int(bytes[2] & 3), height = Int(bytes[3]) * 2 + Int(bytes[4] & 1)
+        let format = formats[Int(bytes[0]) % formats.count]
+        let data = Array(bytes.dropFirst(5))
+        let frame = Frame(
+            format: format, width: width, height: height,
+            bytesPerLine: format == .yuyv ? width * 2 : format == .rgb24 ? width * 3 : 0, bytes: data,
+            sequence: 0, capturedAt: Date())
+        _ = try? PreviewScaler().picture(of: frame, width: Int(bytes[0]) + 1, height: Int(bytes[4]) + 1)
     }
     return 0
 }

@@ -25,10 +25,12 @@ public final class PreviewScaler {
     /// Every `step`-th pixel of every `step`-th row, converted with BT.601.
     private func sampledYUV(_ frame: Frame, step: Int) throws -> RGBImage {
         let width = frame.width / step, height = frame.height / step
+        // YUYV: whole pixel pairs (4 bytes) a row, so an odd width reads its last pair in full.
+        let pairRow = (frame.width + 1) / 2 * 4
         let needed = frame.format == .yuyv
-            ? frame.bytesPerLine * (frame.height - 1) + frame.width * 2
+            ? frame.bytesPerLine * (frame.height - 1) + pairRow
             : frame.width * frame.height + 2 * ((frame.width + 1) / 2) * ((frame.height + 1) / 2)
-        guard width > 0, height > 0, frame.bytes.count >= needed else {
+        guard width > 0, height > 0, frame.bytes.count >= needed, frame.format != .yuyv || frame.bytesPerLine >= pairRow else {
             throw CamrollError(.dataError, "a \(frame.format.code) frame of \(frame.bytes.count) bytes is too short for \(frame.width)x\(frame.height)")
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 3)

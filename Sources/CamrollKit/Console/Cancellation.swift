@@ -24,7 +24,7 @@ public final class Cancellation: Sendable {
 /// SIGINT, SIGTERM and SIGHUP (and SIGWINCH) for the whole process, from its first instruction
 /// to its exit.
 ///
-/// `start()` runs first thing in `main`: it blocks both signals, so every thread started later
+/// `start()` runs first thing in `main`: it blocks these signals, so every thread started later
 /// inherits the block and a signal can never be delivered to a thread that ignores it; then one
 /// thread takes them with `sigwaitinfo`. A signal that arrives before that thread runs stays
 /// pending and is taken as soon as it does: none is lost, however early.
@@ -122,7 +122,9 @@ public enum SignalWatcher {
     }
 
     private static func exitNow(_ number: Int32) -> Never {
-        beforeExit.withLock { $0?() }
+        // Taken out of the lock first: the action (FullScreen.restore) clears itself through it.
+        let action = beforeExit.withLock { $0 }
+        action?()
         _exit(exitStatus(for: number))
     }
 }

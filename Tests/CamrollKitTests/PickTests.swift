@@ -238,6 +238,23 @@ final class TmuxPane {
         #expect(try pane.status() == 130)
     }
 
+    @Test func showDrawsTheThumbnailOrTheFileNoWiderThanTheTerminal() throws {
+        let dir = try TemporaryDirectory()
+        let database = dir.file("c.sqlite3")
+        #expect(try CamrollBinary.run(["snap", "-d", "pattern", "-r", "640x480", "-o", dir.file("a.jpg"), "--db", database]).status == 0)
+        // Not a terminal: the rows only, unless a mode is asked for.
+        let plain = try CamrollBinary.run(["show", "last", "--db", database])
+        #expect(plain.status == 0 && !plain.stdout.contains("█"))
+        for extra in [[], ["--full"]] {
+            let drawn = try CamrollBinary.run(["show", "last", "--preview-mode", "symbols", "--db", database] + extra)
+            #expect(drawn.status == 0, "\(extra): \(drawn.stderr)")
+            let picture = drawn.stdout.split(separator: "\n").filter { $0.contains("█") }
+            // 4:3 at 80 columns of 1:2 cells: 30 rows, none wider than 80 (NO_COLOR: no escapes).
+            #expect(picture.count >= 25, "\(extra): \(picture.count) rows")
+            #expect(picture.allSatisfy { $0.count <= 80 }, "\(extra)")
+        }
+    }
+
     @Test func withoutATerminalPickRefusesWith64() throws {
         let result = try CamrollBinary.run(["pick", "-d", "pattern"])
         #expect(result.status == 64)

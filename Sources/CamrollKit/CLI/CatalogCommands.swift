@@ -194,7 +194,12 @@ struct CatalogCommands {
         }
         let text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
         console.out(text)
-        if let picture = try picture(catalog, filter: captureFilter) { console.out("\n" + picture) }
+        do {
+            if let picture = try picture(catalog, filter: captureFilter) { console.out("\n" + picture) }
+        } catch let error as CamrollError {
+            // The rows are what was asked for; a picture that cannot be drawn is a warning.
+            console.warning(error.message + (error.hint.map { " (\($0))" } ?? ""))
+        }
         return .success
     }
 

@@ -113,7 +113,13 @@ final class Picker {
             switch state {
             case .live where monotonicMicroseconds() >= nextFrameDue:
                 nextFrameDue = monotonicMicroseconds() + frameInterval
-                let frame = try source.newestFrame()
+                let frame: Frame
+                do {
+                    frame = try source.newestFrame()
+                } catch is CancelledWhileWaiting {
+                    // A signal while the camera was between frames.
+                    return .signalled(cancellation.signal ?? SIGINT)
+                }
                 meter.count(at: monotonicMicroseconds())
                 shown = frame
                 try draw(frame, status: liveStatus(frame))

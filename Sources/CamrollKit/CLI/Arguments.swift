@@ -82,6 +82,15 @@ struct ArgumentScanner {
 
 /// Parsers for option values; each error names the option and what it wanted.
 enum ValueParser {
+    /// `--preview-mode` (pick, show).
+    static func previewMode(_ text: String, _ scanner: ArgumentScanner) throws -> PreviewMode {
+        guard let mode = PreviewMode(rawValue: text.lowercased()) else {
+            throw scanner.usageError("invalid value '\(text)' for '--preview-mode': expected "
+                + PreviewMode.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return mode
+    }
+
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
         guard let value = Int(text.replacing("_", with: "")) else {
             throw CamrollError.usage("invalid value '\(text)' for '\(option)': expected a whole number")

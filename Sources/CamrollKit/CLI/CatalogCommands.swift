@@ -50,12 +50,7 @@ struct CatalogCommands {
                 case "--force": force = true
                 case "--csv": csv = true
                 case "--full": full = true
-                case "--preview-mode":
-                    guard let mode = PreviewMode(rawValue: value.lowercased()) else {
-                        throw scanner.usageError("invalid value '\(value)' for '--preview-mode': expected "
-                            + PreviewMode.allCases.map(\.rawValue).joined(separator: ", "))
-                    }
-                    previewMode = mode
+                case "--preview-mode": previewMode = try ValueParser.previewMode(value, scanner)
                 default: throw CommandTable.unhandled(option, in: command)
                 }
             }
@@ -225,10 +220,9 @@ struct CatalogCommands {
         let painter = try TerminalPainter(
             requested: previewMode, environment: environment, color: console.useColorOnStdout)
         let size = TerminalSize.of(STDOUT_FILENO) ?? TerminalSize(columns: 80, rows: 24, widthPixels: 0, heightPixels: 0)
-        let cells = painter.fit(width: frame.width, height: frame.height, columns: size.columns, rows: size.columns, cell: size.cell)
-        let wanted = painter.pixelsWanted(columns: cells.columns, rows: cells.rows, cell: size.cell)
-        let image = try PreviewScaler().picture(of: frame, width: wanted.width, height: wanted.height)
-        return String(decoding: painter.draw(image, columns: cells.columns, rows: cells.rows, cell: size.cell), as: UTF8.self) + "\n"
+        // As wide as the terminal; as high as that width makes it.
+        let text = try painter.draw(frame, fitting: size.columns, rows: size.columns, cell: size.cell)
+        return String(decoding: text, as: UTF8.self) + "\n"
     }
 
     private func firstThumbnail(_ catalog: Catalog, filter: String) throws -> [UInt8]? {

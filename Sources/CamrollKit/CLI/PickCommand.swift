@@ -46,7 +46,7 @@ struct PickCommand {
         let description = Picker.Description(
             device: source.deviceName,
             format: camera.map { "\($0.format.code) \($0.resolution)" }
-                ?? "YUYV \(options.resolution ?? SnapOptions.defaultPatternResolution)",
+                ?? (source as? TestPattern).map { "YUYV \($0.resolution)" } ?? "",
             copies: options.count)
 
         let outcome: Picker.Outcome

@@ -143,12 +143,7 @@ public struct SnapOptions: Sendable {
                     throw scanner.usageError("invalid value '\(value)' for '--set': expected NAME=VALUE, e.g. brightness=128")
                 }
                 options.controls.append((String(parts[0]), String(parts[1])))
-            case "--preview-mode":
-                guard let mode = PreviewMode(rawValue: value.lowercased()) else {
-                    throw scanner.usageError("invalid value '\(value)' for '--preview-mode': expected "
-                        + PreviewMode.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                options.previewMode = mode
+            case "--preview-mode": options.previewMode = try ValueParser.previewMode(value, scanner)
             default:
                 throw CommandTable.unhandled(option, in: command.name)
             }

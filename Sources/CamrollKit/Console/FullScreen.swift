@@ -56,17 +56,7 @@ public final class FullScreen: Sendable {
 
     public func write(_ text: String) { write(Array(text.utf8)) }
 
-    public func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(output, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
-                if n <= 0 { return }  // the terminal is gone: nothing more to draw
-                offset += n
-            }
-        }
-    }
+    public func write(_ bytes: [UInt8]) { Console.writeAll(output, bytes) }
 
     /// Waits up to `microseconds` for input; the keys typed, decoded.
     public func keys(waiting microseconds: Int) -> [Key] {

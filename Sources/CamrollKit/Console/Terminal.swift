@@ -58,16 +58,19 @@ public final class Console: Sendable {
     }
 
     private func write(_ fd: Int32, _ text: String) {
-        lock.withLock { _ in
-            var bytes = Array(text.utf8)
-            bytes.withUnsafeMutableBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { return }  // a closed pipe or full disk: nothing more to say there
-                    offset += n
-                }
+        lock.withLock { _ in Self.writeAll(fd, Array(text.utf8)) }
+    }
+
+    /// Writes all of `bytes`, across short writes and EINTR; stops quietly when the other end
+    /// is gone (a closed pipe, a full disk, a closed terminal): nothing more to say there.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
             }
         }
     }

@@ -37,6 +37,7 @@ public final class TerminalPainter {
     private let canvasMode: Int32
     private let pixelMode: Int32
     private var canvas: (key: [Int], pointer: OpaquePointer)?
+    private let scaler = PreviewScaler()
 
     /// - Parameters:
     ///   - requested: `--preview-mode`, or nil to use what the terminal supports.
@@ -74,8 +75,17 @@ public final class TerminalPainter {
         cchafa_terminal_release(terminal)
     }
 
+    /// `frame` as large as fits in `columns` x `rows` cells, aspect kept; scaled first only as
+    /// far as the drawing can show.
+    public func draw(_ frame: Frame, fitting columns: Int, rows: Int, cell: (width: Int, height: Int)?) throws -> [UInt8] {
+        let cells = fit(width: frame.width, height: frame.height, columns: columns, rows: rows, cell: cell)
+        let wanted = pixelsWanted(columns: cells.columns, rows: cells.rows, cell: cell)
+        let picture = try scaler.picture(of: frame, width: wanted.width, height: wanted.height)
+        return draw(picture, columns: cells.columns, rows: cells.rows, cell: cell)
+    }
+
     /// The cells a `width` x `height` picture takes, aspect kept, inside `columns` x `rows`.
-    public func fit(width: Int, height: Int, columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (columns: Int, rows: Int) {
+    func fit(width: Int, height: Int, columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (columns: Int, rows: Int) {
         var fittedColumns = Int32(max(1, columns)), fittedRows = Int32(max(1, rows))
         let ratio = cell.map { Float($0.width) / Float(max(1, $0.height)) } ?? 0.5
         cchafa_fit(Int32(width), Int32(height), &fittedColumns, &fittedRows, ratio)
@@ -85,7 +95,7 @@ public final class TerminalPainter {
     /// The picture size worth handing over for a canvas of that many cells: for symbols, 2x4
     /// pixels a cell (the detail a block symbol's shape can show; chafa spreads them over its
     /// 8x8 cell itself); for the image protocols, the terminal's pixels (10x20 a cell if unknown).
-    public func pixelsWanted(columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (width: Int, height: Int) {
+    func pixelsWanted(columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (width: Int, height: Int) {
         switch mode {
         case .symbols, .none: return (columns * 2, rows * 4)
         default:

@@ -28,7 +28,6 @@ final class Picker {
     private let source: FrameSource
     private let screen: FullScreen
     private let painter: TerminalPainter
-    private let scaler = PreviewScaler()
     private let controls: ControlPanel?
     private let cancellation: Cancellation
     private let description: Description
@@ -166,13 +165,9 @@ final class Picker {
     }
 
     private func picture(_ frame: Frame, size: TerminalSize) throws -> [UInt8] {
-        let room = (columns: size.columns, rows: max(1, size.rows - 1))
-        let cells = painter.fit(width: frame.width, height: frame.height, columns: room.columns, rows: room.rows, cell: size.cell)
-        let wanted = painter.pixelsWanted(columns: cells.columns, rows: cells.rows, cell: size.cell)
-        let picture = try scaler.picture(of: frame, width: wanted.width, height: wanted.height)
         // Kitty keeps every image it was sent until told to delete it.
         let clear = painter.mode == .kitty ? Array("\u{1B}_Ga=d\u{1B}\\".utf8) : []
-        return clear + painter.draw(picture, columns: cells.columns, rows: cells.rows, cell: size.cell)
+        return try clear + painter.draw(frame, fitting: size.columns, rows: max(1, size.rows - 1), cell: size.cell)
     }
 }
 

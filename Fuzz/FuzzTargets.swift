@@ -8,7 +8,7 @@
 //   exif       a photo's EXIF block through libexif: Orientation, and rebuilt with camroll's tags
 //   png        `file:` PNG decoding with libspng, limit first, alpha flattened, then encoded
 //   preview    pick's input: terminal bytes decoded as keys; a frame of any claimed format and
-//              size (first 5 bytes) scaled for the preview
+//              size (first 5 bytes) scaled for the preview and drawn live into a terminal of any size
 import Foundation
 
 enum FuzzTarget: String {
@@ -28,6 +28,12 @@ enum FuzzTarget: String {
 
 nonisolated(unsafe) private let decoder = try? JPEGDecoder()
 nonisolated(unsafe) private let encoder = try? JPEGEncoder()
+nonisolated(unsafe) private let livePainter: TerminalPainter? = {
+    let painter = try? TerminalPainter(
+        requested: .symbols, environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"], color: true)
+    painter?.live = true
+    return painter
+}()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -101,6 +107,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             bytesPerLine: format == .yuyv ? width * 2 : format == .rgb24 ? width * 3 : 0, bytes: data,
             sequence: 0, capturedAt: Date())
         _ = try? PreviewScaler().picture(of: frame, width: Int(bytes[0]) + 1, height: Int(bytes[4]) + 1)
+        // The whole live path: fitted, scaled and drawn in half blocks into a terminal of any size.
+        _ = try? livePainter?.draw(frame, fitting: 1 + Int(bytes[2]) % 60, rows: 1 + Int(bytes[4]) % 30, cell: nil)
     }
     return 0
 }

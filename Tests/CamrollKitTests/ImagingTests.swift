@@ -138,6 +138,48 @@ import Testing
         #expect(plain.mode == .symbols)
     }
 
+    /// A live frame in colour: every cell an upper half block, its foreground the mean colour
+    /// under its top half, its background the bottom half's.
+    @Test func liveSymbolsAreHalfBlocksInTheMeanColoursOfEachHalf() throws {
+        let painter = try TerminalPainter(
+            requested: .symbols, environment: ["TERM": "xterm-256color", "COLORTERM": "truecolor"], color: true)
+        painter.live = true
+        // 4x4 pixels for 2x1 cells: top rows red and dark red (mean 200,0,0), bottom rows blue.
+        var pixels = [UInt8]()
+        for row in 0..<4 {
+            for _ in 0..<4 { pixels += row == 0 ? [250, 0, 0] : row == 1 ? [150, 0, 0] : [0, 0, 255] }
+        }
+        #expect(painter.pixelsWanted(columns: 2, rows: 1, cell: nil) == (2, 2))
+        let text = String(decoding: painter.draw(RGBImage(width: 4, height: 4, pixels: pixels), columns: 2, rows: 1, cell: nil),
+                          as: UTF8.self)
+        #expect(text.contains("38;2;200;0;0"), "\(text.debugDescription)")
+        #expect(text.contains("48;2;0;0;255"), "\(text.debugDescription)")
+        #expect(text.filter { $0 == "▀" }.count == 2)
+        // The shot held for review: chafa's own symbol matching again, not half blocks.
+        painter.live = false
+        let still = String(decoding: painter.draw(RGBImage(width: 4, height: 4, pixels: pixels), columns: 2, rows: 1, cell: nil),
+                           as: UTF8.self)
+        #expect(!still.contains("38;2;200;0;0;48;2;0;0;255m▀▀"))
+    }
+
+    /// A live image (kitty) is sent small and scaled by the terminal into the same cells; a
+    /// still one at the terminal's own pixels.
+    @Test func liveImagesAreSentAtAFractionOfTheTerminalsPixels() throws {
+        let painter = try TerminalPainter(requested: .kitty, environment: ["TERM": "xterm-kitty"], color: true)
+        let image = RGBImage(width: 64, height: 32, pixels: [UInt8](repeating: 90, count: 64 * 32 * 3))
+        let still = String(decoding: painter.draw(image, columns: 160, rows: 40, cell: (10, 20)), as: UTF8.self)
+        #expect(still.contains("s=1600,v=800"), "\(still.prefix(60).debugDescription)")
+        painter.live = true
+        #expect(painter.pixelsWanted(columns: 160, rows: 40, cell: (10, 20)) == (320, 160))
+        let live = String(decoding: painter.draw(image, columns: 160, rows: 40, cell: (10, 20)), as: UTF8.self)
+        #expect(live.contains("s=320,v=160") && live.contains("c=160,r=40"), "\(live.prefix(60).debugDescription)")
+        #expect(live.utf8.count * 20 < still.utf8.count)
+        // Sixels are shown at their own size: live or not, the terminal's pixels.
+        let sixel = try TerminalPainter(requested: .sixel, environment: ["TERM": "mlterm"], color: true)
+        sixel.live = true
+        #expect(sixel.pixelsWanted(columns: 160, rows: 40, cell: (10, 20)) == (1600, 800))
+    }
+
     @Test func theTerminalDecidesTheModeUnlessOneIsAskedFor() throws {
         #expect(try TerminalPainter(requested: nil, environment: ["TERM": "xterm-kitty"], color: true).mode == .kitty)
         #expect(try TerminalPainter(requested: nil, environment: ["TERM": "mlterm"], color: true).mode == .sixel)

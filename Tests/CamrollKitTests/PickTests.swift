@@ -49,6 +49,9 @@ final class TmuxPane {
     }
 
     func screen() throws -> String { try tmux(["capture-pane", "-p"]) }
+    /// The screen with its colour sequences: a live picture is half blocks (▀) whose colours
+    /// make the picture, so two frames differ only there.
+    func coloredScreen() throws -> String { try tmux(["capture-pane", "-p", "-e"]) }
     func keys(_ keys: String...) throws { try tmux(["send-keys"] + keys) }
     func format(_ variable: String) throws -> String {
         try tmux(["display-message", "-p", "#{\(variable)}"]).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -112,18 +115,21 @@ final class TmuxPane {
         #expect(first.contains("pattern  YUYV 320x240"))
         #expect(try pane.format("alternate_on") == "1")
         #expect(try pane.format("cursor_flag") == "0")
-        // The pattern's frame counter moves: a later capture of the picture differs.
-        Thread.sleep(forTimeInterval: 0.5)
-        let second = try pane.screen()
         #expect(TmuxPane.pictureLines(first).count >= 10)
-        #expect(TmuxPane.pictureLines(first) != TmuxPane.pictureLines(second))
+        // The pattern's frame counter moves: a later capture of the picture differs.
+        let earlier = try pane.coloredScreen()
+        Thread.sleep(forTimeInterval: 0.5)
+        let later = try pane.coloredScreen()
+        #expect(TmuxPane.pictureLines(earlier).count >= 10)
+        #expect(TmuxPane.pictureLines(earlier) != TmuxPane.pictureLines(later))
 
         try pane.keys("Space")
         let review = try pane.waitFor("the review") { $0.contains("taken") }
         let taken = try #require(Int(review.firstMatch(of: /frame (\d+) taken/)?.1 ?? ""))
         // Held: the picture no longer changes.
+        let held = try pane.coloredScreen()
         Thread.sleep(forTimeInterval: 0.5)
-        #expect(TmuxPane.pictureLines(try pane.screen()) == TmuxPane.pictureLines(review))
+        #expect(TmuxPane.pictureLines(try pane.coloredScreen()) == TmuxPane.pictureLines(held))
         try pane.keys("Enter")
         #expect(try pane.status() == 0)
 

@@ -25,6 +25,7 @@ typedef int gint;
 typedef float gfloat;
 typedef char gchar;
 typedef unsigned char guint8;
+typedef unsigned int gunichar;
 typedef struct { gchar *str; size_t len; size_t allocated_len; } GString;
 typedef int ChafaCanvasMode, ChafaPixelMode, ChafaTermSeq, ChafaSymbolTags, ChafaPixelType;
 #define TRUE 1
@@ -64,7 +65,8 @@ void cchafa_fit(int width, int height, int *columns, int *rows, float font_ratio
 /* A canvas of `columns` x `rows` cells. `cell_width`/`cell_height` in pixels (0 when the
  * terminal does not say) size the pixel modes' images. Symbols: chafa's default set (blocks,
  * borders, space; no wide characters), or with `live` blocks and space only, far fewer shapes
- * to match a cell against for a preview redrawn many times a second. */
+ * to match a cell against for a preview redrawn many times a second, and ready for
+ * cchafa_draw_halves. */
 ChafaCanvas *cchafa_canvas_new(int columns, int rows, int canvas_mode, int pixel_mode, int cell_width, int cell_height,
                                float work_factor, int live);
 void cchafa_canvas_release(ChafaCanvas *canvas);
@@ -73,5 +75,11 @@ void cchafa_canvas_release(ChafaCanvas *canvas);
  * free() it), or NULL when memory ran out. */
 char *cchafa_draw(ChafaCanvas *canvas, ChafaTermInfo *info, const unsigned char *rgb, int width, int height,
                   int row_stride, size_t *length);
+/* A live frame on a colour symbol canvas (made with `live`): upper half blocks, each cell's two
+ * colours the means of the picture under its halves, printed by chafa. A few milliseconds where
+ * chafa's symbol matching takes tens (see cchafa.c). The picture must be at least `columns` x
+ * `2 * rows` pixels; NULL when memory ran out. */
+char *cchafa_draw_halves(ChafaCanvas *canvas, ChafaTermInfo *info, const unsigned char *rgb, int width, int height,
+                         int row_stride, int columns, int rows, size_t *length);
 
 #endif

@@ -94,30 +94,62 @@ public final class TerminalPainter {
 
     /// The picture size worth handing over for a canvas of that many cells: for symbols, 2x4
     /// pixels a cell (the detail a block symbol's shape can show; chafa spreads them over its
-    /// 8x8 cell itself); for the image protocols, the terminal's pixels (10x20 a cell if unknown).
+    /// 8x8 cell itself), 1x2 for a live frame in half blocks; for the image protocols, the
+    /// picture's pixels (`imageCell`).
     func pixelsWanted(columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> (width: Int, height: Int) {
         switch mode {
-        case .symbols, .none: return (columns * 2, rows * 4)
+        case .symbols, .none: return drawsHalves ? (columns, rows * 2) : (columns * 2, rows * 4)
         default:
-            let size = cell ?? (10, 20)
+            let size = imageCell(columns: columns, cell: cell)
             return (columns * size.width, rows * size.height)
         }
     }
 
+    /// The pixels one cell stands for in an image (kitty, sixel, iTerm2): the terminal's (10x20
+    /// if it does not say) for a still picture; for a live one in kitty or iTerm2, fewer, so that
+    /// the picture is at most `livePictureWidth` wide. Those terminals scale an image to the
+    /// cells it is placed in, so a live view keeps its size and aspect and costs a fraction of
+    /// the bytes: 160 columns of 10x20 cells are 2.6 MB of base64 a frame at full size, ~0.33 MB
+    /// at 2x4. Sixels are shown at their own pixel size, so they keep the terminal's.
+    func imageCell(columns: Int, cell: (width: Int, height: Int)?) -> (width: Int, height: Int) {
+        let size = cell ?? (10, 20)
+        guard live, mode == .kitty || mode == .iterm2, columns * size.width > Self.livePictureWidth else { return size }
+        let scale = Double(Self.livePictureWidth) / Double(columns * size.width)
+        return (max(1, Int(Double(size.width) * scale)), max(1, Int(Double(size.height) * scale)))
+    }
+
+    static let livePictureWidth = 320
+
+    /// A live frame on a colour symbol canvas is drawn in half blocks (cchafa_draw_halves):
+    /// chafa's own symbol matching costs tens of milliseconds a frame at 160x48 cells.
+    var drawsHalves: Bool {
+        live && (mode == .symbols || mode == .none)
+            && canvasMode != Int32(CHAFA_CANVAS_MODE_FGBG) && canvasMode != Int32(CHAFA_CANVAS_MODE_FGBG_BGFG)
+    }
+
     /// The text that draws `image` in `columns` x `rows` cells from the cursor on.
     public func draw(_ image: RGBImage, columns: Int, rows: Int, cell: (width: Int, height: Int)?) -> [UInt8] {
-        let key = [columns, rows, cell?.width ?? 0, cell?.height ?? 0]
+        let pixelCell: (width: Int, height: Int)? = switch mode {
+        case .symbols, .none: cell
+        default: imageCell(columns: columns, cell: cell)
+        }
+        let key = [columns, rows, pixelCell?.width ?? 0, pixelCell?.height ?? 0, live ? 1 : 0]
         if canvas?.key != key {
             if let canvas { cchafa_canvas_release(canvas.pointer) }
             let pointer = cchafa_canvas_new(
-                Int32(columns), Int32(rows), canvasMode, pixelMode, Int32(cell?.width ?? 0), Int32(cell?.height ?? 0),
-                live ? 0 : 0.5, live ? 1 : 0)
+                Int32(columns), Int32(rows), canvasMode, pixelMode, Int32(pixelCell?.width ?? 0),
+                Int32(pixelCell?.height ?? 0), live ? 0 : 0.5, live ? 1 : 0)
             canvas = (key, pointer!)
         }
         var length = 0
         let text = image.pixels.withUnsafeBufferPointer { pixels in
-            cchafa_draw(canvas!.pointer, terminal, pixels.baseAddress, Int32(image.width), Int32(image.height),
-                        Int32(image.width * 3), &length)
+            if drawsHalves, image.width >= columns, image.height >= rows * 2 {
+                cchafa_draw_halves(canvas!.pointer, terminal, pixels.baseAddress, Int32(image.width), Int32(image.height),
+                                   Int32(image.width * 3), Int32(columns), Int32(rows), &length)
+            } else {
+                cchafa_draw(canvas!.pointer, terminal, pixels.baseAddress, Int32(image.width), Int32(image.height),
+                            Int32(image.width * 3), &length)
+            }
         }
         guard let text else { return [] }
         defer { free(text) }

@@ -50,7 +50,6 @@ final class Picker {
         self.cancellation = cancellation
         self.description = description
         self.check = check
-        painter.live = true
     }
 
     private enum State {
@@ -111,7 +110,10 @@ final class Picker {
             }
             switch state {
             case .live where monotonicMicroseconds() >= nextFrameDue:
-                nextFrameDue = monotonicMicroseconds() + frameInterval
+                // On a fixed schedule, not a fixed pause after each frame, so that the preview
+                // runs at the rate asked for; more than a frame behind, the schedule starts again.
+                let now = monotonicMicroseconds()
+                nextFrameDue = nextFrameDue + frameInterval < now ? now + frameInterval : nextFrameDue + frameInterval
                 let frame: Frame
                 do {
                     frame = try source.newestFrame()
@@ -121,9 +123,12 @@ final class Picker {
                 }
                 meter.count(at: monotonicMicroseconds())
                 shown = frame
+                painter.live = true
                 try draw(frame, status: liveStatus(frame))
                 needsDrawing = false
             case .review(let frame) where needsDrawing:
+                // The shot held still: drawn with the painter's full care, once.
+                painter.live = false
                 try draw(frame, status: "frame \(frame.sequence) taken  ·  enter/u keep"
                     + (description.copies > 1 ? " (\(description.copies) saves)" : "") + "  ·  r retake  ·  q cancel")
                 needsDrawing = false

@@ -115,6 +115,8 @@ enum CommandTable {
                            help: "Box the catalog's thumbnail fits in, aspect kept. (default: 160x120)", kind: .choices(["160x120", "320x240", "none"])),
                 OptionSpec(names: ["--fsync"], help: "Sync each file and its directory before it counts as saved."),
                 OptionSpec(names: ["--stamp"], help: "Give each copy a unique JPEG comment, so copies differ byte-wise."),
+                OptionSpec(names: ["--fill"],
+                           help: "Save until the file system is full, then stop with exit 0 (a storage test, as f3write does); -n is then an upper bound; implies --stamp."),
                 OptionSpec(names: ["--overwrite"], help: "Replace existing files (never done otherwise)."),
                 database,
             ]),

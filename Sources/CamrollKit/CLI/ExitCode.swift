@@ -43,12 +43,19 @@ public struct CamrollError: Error, CustomStringConvertible, Sendable {
     public var exitCode: ExitCode
     public var message: String
     public var hint: String?
+    /// The errno behind it, where a system call failed and the caller may act on which
+    /// (`--fill` ends normally at ENOSPC).
+    public var systemErrno: Int32?
 
-    public init(_ exitCode: ExitCode, _ message: String, hint: String? = nil) {
+    public init(_ exitCode: ExitCode, _ message: String, hint: String? = nil, systemErrno: Int32? = nil) {
         self.exitCode = exitCode
         self.message = message
         self.hint = hint
+        self.systemErrno = systemErrno
     }
+
+    /// The file system (or the user's quota on it) is full.
+    public var isNoSpace: Bool { systemErrno == ENOSPC || systemErrno == EDQUOT }
 
     public var description: String { message }
 

@@ -9,9 +9,6 @@ struct PickCommand {
     let arguments: [String]
 
     func run() throws -> ExitCode {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {
-            throw CamrollError.usage("pick needs a terminal; use 'camroll snap' in scripts")
-        }
         switch options.device {
         case .file, .url:
             throw CamrollError.usage("pick previews a camera or the test pattern; save a file or URL with 'camroll snap -d …'")
@@ -19,6 +16,13 @@ struct PickCommand {
         }
         if options.frames > 1 || options.intervalMicroseconds > 0 {
             throw CamrollError.usage("pick takes one picture per shutter; '--frames' and '--interval' are for 'camroll snap'")
+        }
+        if options.fill {
+            throw CamrollError.usage("'--fill' is a storage test; use 'camroll snap --fill'")
+        }
+        // After the options: a wrong one is reported as itself, in a terminal or not.
+        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {
+            throw CamrollError.usage("pick needs a terminal; use 'camroll snap' in scripts")
         }
         let cancellation = SignalWatcher.beginCancellable()
         JPEGDecoder.maxPixels = options.maxPixels

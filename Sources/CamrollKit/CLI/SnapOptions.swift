@@ -55,6 +55,8 @@ public struct SnapOptions: Sendable {
     public var timeoutMicroseconds = 5_000_000
     public var fsync = false
     public var stamp = false
+    /// `--fill`: save until the file system is full (`count` is then an upper bound).
+    public var fill = false
     public var overwrite = false
     public var maxBytes: Int?
     /// The largest picture decoded (`--max-pixels`), against files that claim absurd sizes.
@@ -74,6 +76,7 @@ public struct SnapOptions: Sendable {
     static func parse(_ arguments: [String], command: CommandSpec = CommandTable.snap) throws -> SnapOptions {
         var options = SnapOptions()
         var scanner = ArgumentScanner(arguments, command: command.name)
+        var countGiven = false
         while let parsed = try scanner.next(in: command) {
             guard case .option(let option, let given, let typed) = parsed else {
                 if case .positional(let word) = parsed { throw scanner.usageError("unexpected argument '\(word)'") }
@@ -85,7 +88,9 @@ public struct SnapOptions: Sendable {
             switch option.id {
             case "--help": throw HelpRequest(command: command.name)
             case "--device": options.device = try DeviceChoice(parsing: value)
-            case "--count": options.count = try ValueParser.integer(value, option: name, range: 1...maxCount)
+            case "--count":
+                options.count = try ValueParser.integer(value, option: name, range: 1...maxCount)
+                countGiven = true
             case "--output": options.output = value
             case "--resolution":
                 guard let resolution = Resolution(parsing: value),
@@ -124,6 +129,7 @@ public struct SnapOptions: Sendable {
                 guard options.timeoutMicroseconds > 0 else { throw scanner.usageError("'--timeout' must be above 0") }
             case "--fsync": options.fsync = true
             case "--stamp": options.stamp = true
+            case "--fill": options.fill = true
             case "--overwrite": options.overwrite = true
             case "--max-bytes": options.maxBytes = try ValueParser.size(value, option: name)
             case "--max-pixels": options.maxPixels = try ValueParser.integer(value, option: name, range: 1...100_000_000_000)
@@ -149,6 +155,12 @@ public struct SnapOptions: Sendable {
             }
         }
         try options.global.validate(scanner)
+        if options.fill {
+            // Every file's bytes unique, so that verify can tell a file overwritten by a later
+            // one (a fake-capacity card wrapping around) from one merely damaged.
+            options.stamp = true
+            if !countGiven { options.count = maxCount / options.frames }
+        }
         try options.validate()
         return options
     }

@@ -11,11 +11,20 @@ public struct SaveProgress: Sendable {
     /// Time spent saving (writing, renaming, recording), the denominator of the rates: it is
     /// storage that a stress test measures, not the camera or the pauses between frames.
     public var savingMicroseconds: Int = 0
+    /// `--fill`: the space left on the file system, last time it was asked (nil otherwise).
+    public var freeBytes: Int?
+    /// `--fill` ended because the file system was full.
+    public var filled = false
 
     var elapsedSeconds: Double { Double(elapsedMicroseconds) / 1e6 }
     var savingSeconds: Double { Double(savingMicroseconds) / 1e6 }
     var savesPerSecond: Double { savingMicroseconds > 0 ? Double(done) / savingSeconds : 0 }
     var megabytesPerSecond: Double { savingMicroseconds > 0 ? Double(bytes) / 1e6 / savingSeconds : 0 }
+    /// `--fill`: seconds until the file system is full at the rate so far.
+    var secondsToFull: Double {
+        guard let freeBytes, bytes > 0, savingMicroseconds > 0 else { return .nan }
+        return Double(freeBytes) / (Double(bytes) / savingSeconds)
+    }
 }
 
 /// What a finished (or cancelled, or failed) batch reports.
@@ -67,6 +76,7 @@ func summaryText(_ summary: RunSummary) -> String {
     let p = summary.progress
     let head: String
     switch summary.status {
+    case .completed where p.filled: head = "filled \(p.done)"
     case .completed, .running: head = "saved \(p.done)/\(p.total)"
     case .cancelled: head = "cancelled after \(p.done)/\(p.total)"
     case .failed: head = "failed after \(p.done)/\(p.total)"
@@ -83,6 +93,9 @@ func summaryText(_ summary: RunSummary) -> String {
                 + "p95 \(Units.duration(microseconds: l.percentile(0.95)))  "
                 + "p99 \(Units.duration(microseconds: l.percentile(0.99)))  "
                 + "max \(Units.duration(microseconds: l.maximum))")
+    }
+    if p.filled, let free = p.freeBytes {
+        lines.append("the file system is full: \(Units.bytes(free)) left; check it with 'camroll verify --run \(summary.runID)'")
     }
     if let last = summary.lastPath { lines.append("last file: \(last)") }
     lines.append("run \(summary.runID) in \(summary.catalogPath)")
@@ -139,6 +152,14 @@ public final class TerminalProgress: ProgressReporter {
     public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
 
     public func update(_ progress: SaveProgress) {
+        if let free = progress.freeBytes {
+            // A fill has no count to reach: the space left is its progress.
+            line.show {
+                "filling: \(progress.done) saved  \(Units.bytes(progress.bytes))  \(Format.fixed(progress.megabytesPerSecond, 1)) MB/s  "
+                    + "\(Units.bytes(free)) free  full in " + Units.clock(seconds: progress.secondsToFull)
+            }
+            return
+        }
         line.show(force: progress.done == progress.total) {
             let fraction = progress.total > 0 ? Double(progress.done) / Double(progress.total) : 1
             let remaining = progress.savesPerSecond > 0
@@ -171,7 +192,11 @@ public final class PlainProgress: ProgressReporter {
 
     public func update(_ progress: SaveProgress) {
         line?.show {
-            "saving \(progress.done)/\(progress.total) (\(Format.fixed(progress.savesPerSecond, 1)) saves/s, "
+            if let free = progress.freeBytes {
+                return "filling: \(progress.done) saved, \(Units.bytes(progress.bytes)) (\(Format.fixed(progress.megabytesPerSecond, 1)) MB/s), "
+                    + "\(Units.bytes(free)) free, full in " + Units.clock(seconds: progress.secondsToFull)
+            }
+            return "saving \(progress.done)/\(progress.total) (\(Format.fixed(progress.savesPerSecond, 1)) saves/s, "
                 + "\(Format.fixed(progress.megabytesPerSecond, 1)) MB/s)"
         }
     }
@@ -206,10 +231,12 @@ public final class JSONProgress: ProgressReporter {
         let now = monotonicMicroseconds()
         guard now - lastEvent >= 1_000_000 else { return }
         lastEvent = now
-        emit([
+        var event: [String: Any] = [
             "event": "progress", "done": progress.done, "total": progress.total, "bytes": progress.bytes,
             "elapsed_s": progress.elapsedSeconds,
-        ])
+        ]
+        if let free = progress.freeBytes { event["free_bytes"] = free }
+        emit(event)
     }
 
     public func finished(_ summary: RunSummary) {
@@ -226,6 +253,8 @@ public final class JSONProgress: ProgressReporter {
             "catalog": summary.catalogPath,
         ]
         if let error = summary.error { event["error"] = error }
+        if p.filled { event["filled"] = true }
+        if let free = p.freeBytes { event["free_bytes"] = free }
         if let last = summary.lastPath { event["last_path"] = last }
         emit(event)
     }

@@ -202,9 +202,9 @@ public final class AtomicFileWriter {
                 .cannotCreate, "\(path) already exists",
                 hint: "Use --overwrite to replace it, or a -o template that names each photo apart, e.g. with {uuid} or {ms}.")
         case ENOSPC:
-            return CamrollError(.ioError, "no space left on device while saving \(path)")
+            return CamrollError(.ioError, "no space left on device while saving \(path)", systemErrno: ENOSPC)
         case EDQUOT:
-            return CamrollError(.ioError, "disk quota exceeded while saving \(path)")
+            return CamrollError(.ioError, "disk quota exceeded while saving \(path)", systemErrno: EDQUOT)
         case EFBIG:
             return CamrollError(.ioError, "file too large: \(path)")
         default:

@@ -11,6 +11,9 @@ public struct BatchPlan: Sendable {
     public var intervalMicroseconds: Int
     /// Give every copy its own JPEG comment (`--stamp`).
     public var stamp: Bool
+    /// Save until the file system is full (`--fill`): ENOSPC or EDQUOT ends the run as
+    /// completed; `count` is an upper bound.
+    public var fill = false
     public var template: OutputTemplate
 
     public var totalSaves: Int { count * frames }
@@ -107,6 +110,8 @@ public final class BatchSaver {
         var lastPath: String?
         /// 0 before the first save of each frame.
         var previousSaveEnd = 0
+        /// When `--fill` last asked the file system for its free space.
+        var freeSpaceCheckedAt = 0
 
         init(total: Int, startedAt: Int) {
             self.progress = SaveProgress(done: 0, total: total, bytes: 0, elapsedMicroseconds: 0)
@@ -115,7 +120,7 @@ public final class BatchSaver {
     }
 
     private func saveAll(runID: Int, runUUID: String, state: inout State) throws {
-        let seqWidth = String(plan.totalSaves).count
+        var seqWidth = String(plan.totalSaves).count
         let frameWidth = String(plan.frames).count
         for frameIndex in 1...plan.frames {
             if cancellation.isCancelled { return }
@@ -138,6 +143,13 @@ public final class BatchSaver {
             Trace.mark("frame \(frameIndex) thumbnail made")
             let captureID = try recorder.perform { try $0.addCapture(capture) }
             Trace.mark("frame \(frameIndex) capture row")
+            if plan.fill, frameIndex == 1, let free = freeBytes(for: plan.template.render(
+                .init(seq: 1, seqWidth: 1, run: runID, frame: 1, frameWidth: 1, time: frame.capturedAt))) {
+                // As many digits as the most files that fit (each takes at least its bytes), not
+                // the ten of the upper bound: names that sort, and short.
+                seqWidth = String(min(plan.totalSaves, max(1, free / max(1, image.bytes.count)))).count
+                state.progress.freeBytes = free
+            }
 
             try image.bytes.withUnsafeBytes { jpeg in
                 for copy in 1...plan.count {
@@ -148,12 +160,34 @@ public final class BatchSaver {
                     let path = plan.template.render(
                         .init(seq: seq, seqWidth: seqWidth, run: runID, frame: frameIndex,
                               frameWidth: frameWidth, time: frame.capturedAt))
-                    try saveOne(
-                        jpeg: jpeg, imageHash: imageHash, path: path, seq: seq, runUUID: runUUID,
-                        captureID: captureID, state: &state)
+                    do {
+                        try saveOne(
+                            jpeg: jpeg, imageHash: imageHash, path: path, seq: seq, runUUID: runUUID,
+                            captureID: captureID, state: &state)
+                    } catch let error as CamrollError where plan.fill && error.isNoSpace {
+                        // The end of a fill: the file being written was removed by the writer.
+                        state.progress.filled = true
+                        state.progress.freeBytes = freeBytes(for: path) ?? 0
+                        return
+                    }
                 }
             }
+            if state.progress.filled { return }
         }
+    }
+
+    /// Space left for an unprivileged writer on the file system that will hold `path`: its
+    /// directory's, or before that directory is made, its nearest existing parent's.
+    private func freeBytes(for path: String) -> Int? {
+        var directory = Substring(path)
+        var info = statvfs()
+        repeat {
+            directory = directory.lastIndex(of: "/").map { directory[..<$0] } ?? ""
+            if statvfs(directory.isEmpty ? "/" : String(directory), &info) == 0 {
+                return Int(info.f_bavail) * Int(info.f_frsize)
+            }
+        } while errno == ENOENT && !directory.isEmpty
+        return nil
     }
 
     private func saveOne(
@@ -192,6 +226,10 @@ public final class BatchSaver {
             state.previousSaveEnd = now
             state.progress.elapsedMicroseconds = now - state.startedAt
             state.lastPath = saved
+            if plan.fill && now - state.freeSpaceCheckedAt >= 100_000 {
+                state.freeSpaceCheckedAt = now
+                state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
+            }
             reporter.update(state.progress)
         }
     }

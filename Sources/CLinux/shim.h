@@ -11,8 +11,15 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+/* memmem (a GNU extension): where `needle` first occurs in `haystack`, or NULL. */
+static inline const void *clinux_memmem(const void *haystack, size_t haystack_length, const void *needle,
+                                        size_t needle_length) {
+    return memmem(haystack, haystack_length, needle, needle_length);
+}
 
 /* The file of the shared library that holds `symbol` (for --version), or NULL. */
 static inline const char *clinux_library_of(const void *symbol) {

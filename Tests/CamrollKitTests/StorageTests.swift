@@ -54,6 +54,59 @@ import Testing
         #expect(verify.stdout.contains("\(saved) ok"))
     }
 
+    /// What a fake-capacity card does, played on the files themselves: the run's files laid one
+    /// after another in whole blocks, as a file system lays them, on a device that keeps only
+    /// `capacity` bytes, every write past it landing at its position modulo the capacity.
+    /// Reading back, the early files hold parts of later ones; verify calls them overwritten,
+    /// counts the data as f3read does, and finds the capacity.
+    @Test func verifyFindsWhereADeviceWrapsAroundAndItsRealCapacity() throws {
+        let dir = try TemporaryDirectory()
+        let run = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "320x240", "-n", "120", "--stamp", "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3"),
+             "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let statement = try catalog.database.prepare("SELECT path, bytes FROM saves ORDER BY seq")
+        var files: [(path: String, bytes: Int, offset: Int)] = []
+        var info = statvfs()
+        try #require(statvfs(dir.file("out"), &info) == 0)
+        let block = Int(info.f_frsize)
+        var stream: [UInt8] = []
+        while try statement.step() {
+            let path = statement.text(0) ?? ""
+            files.append((path, statement.int(1), stream.count))
+            stream += try fileBytes(path)
+            stream += [UInt8](repeating: 0, count: (block - stream.count % block) % block)
+        }
+        let capacity = stream.count * 3 / 5 / block * block
+        var device = [UInt8](stream[0..<capacity])
+        for position in capacity..<stream.count { device[position % capacity] = stream[position] }
+        var overwritten = 0, overwrittenBytes = 0, total = 0
+        for file in files {
+            let readBack = (file.offset..<(file.offset + file.bytes)).map { device[$0 % capacity] }
+            if readBack != Array(stream[file.offset..<(file.offset + file.bytes)]) {
+                overwritten += 1
+                overwrittenBytes += file.bytes
+            }
+            try Data(readBack).write(to: URL(fileURLWithPath: file.path))
+            total += file.bytes
+        }
+        #expect(overwritten > 20)
+
+        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(verify.status == 1)
+        #expect(verify.stdout.contains("\(files.count - overwritten) ok, 0 corrupt, 0 missing, \(overwritten) aliased"), "\(verify.stdout)")
+        #expect(verify.stdout.contains("holds the start of save "))
+        #expect(verify.stdout.contains(
+            "data: \(Units.bytes(total - overwrittenBytes)) ok, 0 B lost, 0 B corrupted, \(Units.bytes(overwrittenBytes)) overwritten"),
+            "\(verify.stdout)")
+        #expect(verify.stdout.contains("it holds about \(Units.bytes(capacity))"), "\(verify.stdout)")
+        let json = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3"), "--json"])
+        let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(summary["estimated_capacity_bytes"] as? Int == capacity)
+        #expect((summary["data"] as? [String: Any])?["overwritten_bytes"] as? Int == overwrittenBytes)
+    }
+
     /// `-n` bounds a fill; on a file system with room, it stops there like any run.
     @Test func aFillStopsAtTheCountGiven() throws {
         let dir = try TemporaryDirectory()

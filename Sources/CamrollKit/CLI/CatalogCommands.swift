@@ -253,6 +253,11 @@ struct CatalogCommands {
                 "not_in_catalog": report.unknownPaths,
             ]
             for outcome in Verifier.Outcome.allCases { object[outcome.rawValue] = report.counts[outcome] ?? 0 }
+            object["data"] = [
+                "ok_bytes": report.bytes[.ok] ?? 0, "lost_bytes": report.bytes[.missing] ?? 0,
+                "corrupted_bytes": report.bytes[.corrupt] ?? 0, "overwritten_bytes": report.bytes[.aliased] ?? 0,
+            ]
+            if let capacity = report.estimatedCapacity { object["estimated_capacity_bytes"] = capacity }
             if let repaired = report.repair {
                 object["repaired"] = ["runs_closed": repaired.runsClosed, "files_adopted": repaired.filesAdopted,
                                       "temporary_files_removed": repaired.temporaryFilesRemoved, "rows_marked": repaired.rowsMarked,
@@ -266,6 +271,13 @@ struct CatalogCommands {
             text += (report.cancelled ? "cancelled after " : "verified ") + "\(report.checked) files: \(counts); "
                 + "\(Units.bytes(report.bytesRead)) read in \(Units.duration(microseconds: report.elapsedMicroseconds))"
                 + " (\(Format.fixed(rate, 1)) MB/s)\n"
+            // As f3read counts it: the data, not the files.
+            text += "data: \(Units.bytes(report.bytes[.ok] ?? 0)) ok, \(Units.bytes(report.bytes[.missing] ?? 0)) lost, "
+                + "\(Units.bytes(report.bytes[.corrupt] ?? 0)) corrupted, \(Units.bytes(report.bytes[.aliased] ?? 0)) overwritten\n"
+            if let capacity = report.estimatedCapacity {
+                text += "the device wraps around: what was written \(Units.bytes(capacity)) after a file landed on it "
+                    + "(\(report.wrapDistances.count) file(s)); it holds about \(Units.bytes(capacity)), not what it claims — a fake-capacity device?\n"
+            }
             if let repaired = report.repair {
                 text += "repaired: \(repaired.runsClosed) interrupted run(s) closed, \(repaired.filesAdopted) unrecorded file(s) "
                     + "recorded, \(repaired.temporaryFilesRemoved) temporary file(s) removed, \(repaired.rowsMarked) row(s) marked"

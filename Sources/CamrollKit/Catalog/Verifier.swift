@@ -1,3 +1,4 @@
+import CLinux
 import FoundationEssentials
 import Glibc
 
@@ -27,6 +28,20 @@ public final class Verifier {
         public var cancelled = false
         /// Paths asked for that the catalog has no save of: nothing was checked for them.
         public var unknownPaths: [String] = []
+        /// The catalog's bytes of the files in each outcome, as f3read counts data: ok, lost
+        /// (missing), corrupted, overwritten (aliased).
+        public var bytes: [Outcome: Int] = [:]
+        /// For each file found holding the start of a later save of its run: how far apart the
+        /// two were written, in bytes of the run's data — the distance at which the device wraps
+        /// around, which is its real capacity (less what the file system keeps between them).
+        public var wrapDistances: [Int] = []
+
+        /// The real capacity of a device that wraps around, from the overwritten files: the
+        /// median distance. Nil when nothing was found overwritten by a later save.
+        public var estimatedCapacity: Int? {
+            guard !wrapDistances.isEmpty else { return nil }
+            return wrapDistances.sorted()[wrapDistances.count / 2]
+        }
 
         public var checked: Int { counts.values.reduce(0, +) }
         public var allOK: Bool { checked == (counts[.ok] ?? 0) && unknownPaths.isEmpty }
@@ -55,6 +70,9 @@ public final class Verifier {
         var bytes: Int
         var hash: String
         var status: String
+        var runID: Int
+        var runUUID: String
+        var seq: Int
     }
 
     public func verify(_ selection: Selection, repair: Bool) throws -> Report {
@@ -78,6 +96,17 @@ public final class Verifier {
         sync()
         var pathOfHash: [String: String] = [:]
         for row in rows { pathOfHash[row.hash] = row.path }
+        // Where each save of a run was laid on the device, for the wrap-around distance.
+        var layouts: [Int: RunLayout] = [:]
+        func layout(of row: Row) throws -> RunLayout {
+            if let known = layouts[row.runID] { return known }
+            let made = try catalog.userErrors { try RunLayout(catalog: catalog, runID: row.runID, near: row.path) }
+            layouts[row.runID] = made
+            return made
+        }
+        // Damaged files with no other save's start in them: looked at again once the distance
+        // at which the device wraps around is known.
+        var unexplained: [(row: Row, problem: Int)] = []
 
         var newStatus: [(Int, String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -102,18 +131,42 @@ public final class Verifier {
                 } else if let other = pathOfHash[hash], other != row.path {
                     outcome = .aliased
                     detail = "holds the content of \(other)"
+                } else if let stamp = Self.foreignStamp(in: row.path, of: row, buffer: &buffer) {
+                    // Part of a later save landed on this file: the device wrapped around.
+                    outcome = .aliased
+                    detail = "holds the start of save \(stamp.seq) of \(stamp.runUUID == row.runUUID ? "this run" : "run \(stamp.runUUID)") at byte \(stamp.position)"
+                    if stamp.runUUID == row.runUUID, stamp.seq > row.seq {
+                        let layout = try layout(of: row)
+                        if let ours = layout.offset[row.seq], let theirs = layout.offset[stamp.seq] {
+                            report.wrapDistances.append(theirs - ours - stamp.position)
+                        }
+                    }
                 } else {
                     outcome = .corrupt
                     detail = size == row.bytes ? "content differs" : "\(size) bytes, expected \(row.bytes)"
+                    unexplained.append((row, report.problems.count))
                 }
             }
             report.counts[outcome, default: 0] += 1
+            report.bytes[outcome, default: 0] += row.bytes
             if outcome != .ok {
                 report.problems.append(Problem(saveID: row.id, path: row.path, outcome: outcome, detail: detail))
             }
             let status = outcome == .ok ? "saved" : outcome == .missing ? "missing" : "corrupt"
             if status != row.status { newStatus.append((row.id, status)) }
             progress?(index + 1, rows.count, report.bytesRead)
+        }
+        if let distance = report.estimatedCapacity, !report.cancelled {
+            for (row, problem) in unexplained {
+                guard let source = try Self.wrappedSource(of: row, distance: distance, layout: layout(of: row), buffer: &buffer)
+                else { continue }
+                report.counts[.corrupt, default: 0] -= 1
+                report.bytes[.corrupt, default: 0] -= row.bytes
+                report.counts[.aliased, default: 0] += 1
+                report.bytes[.aliased, default: 0] += row.bytes
+                report.problems[problem].outcome = .aliased
+                report.problems[problem].detail = "holds save \(source.seq)'s bytes from byte \(source.from)"
+            }
         }
         if repair && !newStatus.isEmpty {
             try catalog.userErrors {
@@ -129,7 +182,7 @@ public final class Verifier {
     }
 
     private func rows(_ selection: Selection) throws -> [Row] {
-        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status IN ('saved', 'missing', 'corrupt')"
+        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128, s.status, c.run_id, r.uuid, s.seq FROM saves s JOIN captures c ON c.id = s.capture_id JOIN runs r ON r.id = c.run_id WHERE s.status IN ('saved', 'missing', 'corrupt')"
         var values: [SQLValue] = []
         switch selection {
         case .all: break
@@ -144,9 +197,125 @@ public final class Verifier {
         var rows: [Row] = []
         while try statement.step() {
             rows.append(Row(id: statement.int(0), path: statement.text(1) ?? "", bytes: statement.int(2),
-                            hash: statement.text(3) ?? "", status: statement.text(4) ?? ""))
+                            hash: statement.text(3) ?? "", status: statement.text(4) ?? "", runID: statement.int(5),
+                            runUUID: statement.text(6) ?? "", seq: statement.int(7)))
         }
         return rows
+    }
+
+    /// Where the saves of one run were laid on the device, as a file system lays files written
+    /// one after another: each from where the previous one's last block ended (deleted saves
+    /// too: they were written).
+    struct RunLayout {
+        var offset: [Int: Int] = [:]
+        /// (offset, seq, path, bytes), by offset.
+        var saves: [(offset: Int, seq: Int, path: String, bytes: Int)] = []
+
+        init(catalog: Catalog, runID: Int, near path: String) throws {
+            var info = statvfs()
+            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+            let block = statvfs(directory.isEmpty ? "/" : directory, &info) == 0 && info.f_frsize > 0 ? Int(info.f_frsize) : 4096
+            let statement = try catalog.database.prepare(
+                "SELECT s.seq, s.bytes, s.path FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = ? ORDER BY s.seq"
+            ).bind([.int(runID)])
+            var total = 0
+            while try statement.step() {
+                let seq = statement.int(0), bytes = statement.int(1)
+                offset[seq] = total
+                saves.append((total, seq, statement.text(2) ?? "", bytes))
+                total += (bytes + block - 1) / block * block
+            }
+        }
+
+        /// The save laid where `position` is, and how far into it.
+        func save(at position: Int) -> (seq: Int, path: String, bytes: Int, from: Int)? {
+            var low = 0, high = saves.count
+            while low < high {
+                let middle = (low + high) / 2
+                if saves[middle].offset <= position { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0 else { return nil }
+            let found = saves[low - 1]
+            return (found.seq, found.path, found.bytes, position - found.offset)
+        }
+    }
+
+    /// For a damaged file with no save's start in it: the later save laid `distance` further on,
+    /// if this file now holds that save's bytes (at least its first 512 that the other has).
+    static func wrappedSource(of row: Row, distance: Int, layout: RunLayout, buffer: inout [UInt8])
+        -> (seq: Int, from: Int)?
+    {
+        guard let ours = layout.offset[row.seq],
+              let later = layout.save(at: ours + distance), later.seq != row.seq, later.from < later.bytes,
+              let damaged = readAll(row.path, buffer: &buffer), let source = readAll(later.path, buffer: &buffer)
+        else { return nil }
+        let length = min(damaged.count, source.count - later.from)
+        guard length >= min(512, damaged.count), length > 0,
+              damaged[0..<length].elementsEqual(source[later.from..<(later.from + length)])
+        else { return nil }
+        return (later.seq, later.from)
+    }
+
+    /// A regular file's bytes, or nil.
+    static func readAll(_ path: String, buffer: inout [UInt8]) -> [UInt8]? {
+        guard case .success(let fd) = RegularFile.open(path) else { return nil }
+        defer { close(fd) }
+        var content: [UInt8] = []
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 { return nil }
+            if count == 0 { return content }
+            content += buffer[0..<count]
+        }
+    }
+
+    /// A `--stamp` comment that is not this file's own: the start of another save, written over
+    /// this one. Nil when there is none (or the file cannot be read again).
+    struct Stamp: Equatable {
+        var runUUID: String
+        var seq: Int
+        /// Where in the damaged file that save's first byte is.
+        var position: Int
+    }
+
+    static func foreignStamp(in path: String, of row: Row, buffer: inout [UInt8]) -> Stamp? {
+        guard let content = readAll(path, buffer: &buffer) else { return nil }
+        return stamps(in: content).first { $0.runUUID != row.runUUID || $0.seq != row.seq }
+    }
+
+    /// Every stamp comment in `bytes` (`JPEGComment.segment("camroll run=UUID seq=N")` right
+    /// after a JPEG's SOI), with the position of that JPEG's SOI.
+    static func stamps(in bytes: [UInt8]) -> [Stamp] {
+        let marker = Array("camroll run=".utf8)
+        var found: [Stamp] = []
+        var index = 0
+        while let at = Self.find(marker, in: bytes, from: index) {
+            // SOI (2 bytes), COM marker (2), length (2), then the text.
+            let soi = at - 6
+            var end = at + marker.count
+            while end < bytes.count, end - at < 120, bytes[end] != 0xFF, bytes[end] != 0 { end += 1 }
+            let text = String(decoding: bytes[(at + marker.count)..<end], as: UTF8.self)
+            let parts = text.split(separator: " ")
+            // The SOI may be cut off: that save began just before this file.
+            if soi < 0 || (bytes[soi] == 0xFF && bytes[soi + 1] == 0xD8), parts.count >= 2, parts[1].hasPrefix("seq="),
+               let seq = Int(parts[1].dropFirst(4)) {
+                found.append(Stamp(runUUID: String(parts[0]), seq: seq, position: soi))
+            }
+            index = end
+        }
+        return found
+    }
+
+    /// Where `needle` first occurs in `bytes` at or after `start` (memmem).
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+        guard start < bytes.count else { return nil }
+        return bytes.withUnsafeBytes { haystack in
+            needle.withUnsafeBytes { pattern in
+                clinux_memmem(haystack.baseAddress! + start, haystack.count - start, pattern.baseAddress!, pattern.count)
+                    .map { $0 - UnsafeRawPointer(haystack.baseAddress!) }
+            }
+        }
     }
 
     /// Size and XXH3-128 of a file, read after dropping its cached pages so the bytes come

@@ -107,6 +107,52 @@ import Testing
         #expect((summary["data"] as? [String: Any])?["overwritten_bytes"] as? Int == overwrittenBytes)
     }
 
+    /// `--jobs 4`: four writers, every copy saved once under its own sequence number, each row
+    /// saying which writer saved it; the summary and `stats` give each writer's rate.
+    @Test func fourJobsSaveEveryCopyOnceAndSayWhichJobSavedIt() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "160x120", "-n", "400", "--jobs", "4", "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(dir.files(in: "out", suffix: ".jpg").count == 400)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(DISTINCT seq) FROM saves WHERE seq BETWEEN 1 AND 400") == 400)
+        #expect(try catalog.int("SELECT count(DISTINCT job) FROM saves WHERE job BETWEEN 1 AND 4") >= 2)
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE job IS NULL") == 0)
+        #expect(result.stdout.contains("4 jobs: 1: "), "\(result.stdout)")
+        let stats = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3")])
+        #expect(stats.stdout.contains(" jobs: 1: "), "\(stats.stdout)")
+        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(verify.status == 0 && verify.stdout.contains("400 ok"), "\(verify.stdout)")
+    }
+
+    /// A fill with four writers: whichever meets ENOSPC first ends the run for all; no partial
+    /// file, every file its row.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFillWithFourJobsEndsCleanlyWhenTheFileSystemIsFull() throws {
+        let dir = try TemporaryDirectory()
+        let small = try SmallFileSystem(dir, size: "4m")
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "320x240", "--fill", "--jobs", "4", "-o", small.path + "/{seq}.jpg", "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: small.path)
+        #expect(files.allSatisfy { !$0.hasPrefix(".") }, "partial temporary file left: \(files)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == files.count)
+        #expect(try catalog.text("SELECT status FROM runs") == "completed")
+        #expect(small.freeBytes < (try catalog.int("SELECT max(bytes) FROM saves")) + 4096)
+        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(verify.status == 0, "\(verify.stdout)")
+        // Without --fill, the same full disk is an error, exit 74, with the same consistency.
+        let again = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "320x240", "-n", "100", "--jobs", "4", "-o", small.path + "/more-{seq}.jpg",
+             "--db", dir.file("c.sqlite3")])
+        #expect(again.status == 74 && again.stderr.contains("no space left on device"), "\(again.stderr)")
+        let after = try FileManager.default.contentsOfDirectory(atPath: small.path)
+        #expect(after.allSatisfy { !$0.hasPrefix(".") })
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == after.count)
+    }
+
     /// `-n` bounds a fill; on a file system with room, it stops there like any run.
     @Test func aFillStopsAtTheCountGiven() throws {
         let dir = try TemporaryDirectory()

@@ -5,7 +5,8 @@ brings catalog and disk into exact agreement.
 Each round picks a scenario — SIGINT, SIGTERM, SIGKILL or a double SIGINT during `snap`; a signal
 0–40 ms after start (start-up); SIGINT or SIGKILL during `delete --run`; or a writer in another
 PID namespace while `verify --repair` runs — over pattern runs at 1280x720 or 1920x1080, some with
---fsync, some with --stamp, some with two writers sharing one catalog. After the interruption it
+--fsync, some with --stamp, some with --jobs 2 or 4 (parallel writers in one process), some with two
+writers sharing one catalog. After the interruption it
 counts every disagreement between catalog and disk, runs `verify --repair`, and counts again.
 
     Tests/interrupt/interrupt.py [--rounds N] [--binary PATH] [--seed S] [--scenario NAME]
@@ -71,6 +72,7 @@ class Rounds:
         self.before = collections.defaultdict(lambda: collections.Counter())
         self.after = collections.defaultdict(lambda: collections.Counter())
         self.rounds = collections.Counter()
+        self.jobs_used = collections.Counter()
         self.bad_exits = []
         self.failed_rounds = 0
         self.round_failed = False
@@ -84,6 +86,10 @@ class Rounds:
             command.append("--fsync")
         if rng.random() < 0.5:
             command.append("--stamp")
+        jobs = rng.choice([1, 1, 2, 4])
+        self.jobs_used[jobs] += 1
+        if jobs > 1:
+            command += ["--jobs", str(jobs)]
         return command + list(extra)
 
     @staticmethod
@@ -227,6 +233,7 @@ class Rounds:
             print(f"{scenario:28} {rounds:>6}  {before or 'none'} → {after or 'none'}")
         for problem in self.bad_exits:
             print("BAD EXIT:", problem)
+        print("snap runs by --jobs: " + ", ".join(f"{jobs}: {count}" for jobs, count in sorted(self.jobs_used.items())))
         total = sum(self.rounds.values())
         print(f"interruptions: {total - self.failed_rounds} passed, {self.failed_rounds} failed")
         return clean and not self.bad_exits and self.failed_rounds == 0

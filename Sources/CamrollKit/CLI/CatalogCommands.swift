@@ -426,17 +426,25 @@ struct CatalogCommands {
     private func stats(_ catalog: Catalog) throws -> ExitCode {
         let where_ = runID.map { "WHERE c.run_id = \($0) AND s.status = 'saved'" } ?? "WHERE s.status = 'saved'"
         let statement = try catalog.database.prepare(
-            "SELECT s.duration_us, s.bytes, s.saved_at, c.run_id FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY s.duration_us")
+            "SELECT s.duration_us, s.bytes, s.saved_at, c.run_id, s.job FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY s.duration_us")
         var durations: [Int] = []
         var bytes = 0
+        // `snap --jobs`: what each writer saved (saves, bytes), by job number.
+        var jobs: [Int: (saves: Int, bytes: Int)] = [:]
         // Each run's own span: the idle time between runs is nobody's saving time.
-        var runs: [Int: (first: String, last: String, busy: Int)] = [:]
+        var runs: [Int: (first: String, last: String, busy: Int, jobs: Set<Int>)] = [:]
         while try statement.step() {
             durations.append(statement.int(0))
             bytes += statement.int(1)
             let at = statement.text(2) ?? ""
-            let run = runs[statement.int(3)] ?? (at, at, 0)
-            runs[statement.int(3)] = (min(run.first, at), max(run.last, at), run.busy + statement.int(0))
+            if !statement.isNull(4) {
+                let job = statement.int(4)
+                let sofar = jobs[job] ?? (0, 0)
+                jobs[job] = (sofar.saves + 1, sofar.bytes + statement.int(1))
+            }
+            let run = runs[statement.int(3)] ?? (at, at, 0, [])
+            runs[statement.int(3)] = (min(run.first, at), max(run.last, at), run.busy + statement.int(0),
+                                      statement.isNull(4) ? run.jobs : run.jobs.union([statement.int(4)]))
         }
         guard !durations.isEmpty else {
             throw CamrollError(.noInput, "no saves" + (runID.map { " in run \($0)" } ?? "") + " in \(catalog.path)")
@@ -445,13 +453,18 @@ struct CatalogCommands {
             durations[min(durations.count - 1, max(0, Int((fraction * Double(durations.count)).rounded(.up)) - 1))]
         }
         let span = runs.values.reduce(0.0) { total, run in
-            total + max(Timestamp.seconds(between: run.first, and: run.last), Double(run.busy) / 1e6)
+            // Parallel writers (`--jobs`) are busy at the same time: their time counts once.
+            total + max(Timestamp.seconds(between: run.first, and: run.last), Double(run.busy) / 1e6 / Double(max(1, run.jobs.count)))
         }
         let savesPerSecond = span > 0 ? Double(durations.count) / span : 0
         let megabytesPerSecond = span > 0 ? Double(bytes) / 1e6 / span : 0
         let histogram = LatencyBuckets(durations)
+        let jobRates = jobs.keys.sorted().map { job in
+            (job: job, saves: jobs[job]!.saves, bytes: jobs[job]!.bytes, mbPerSecond: span > 0 ? Double(jobs[job]!.bytes) / 1e6 / span : 0)
+        }
         if global.json {
             console.out(JSONLine.encode([
+                "jobs": jobRates.map { ["job": $0.job, "saves": $0.saves, "bytes": $0.bytes, "mb_per_s": $0.mbPerSecond] as [String: Any] },
                 "saves": durations.count, "bytes": bytes, "saves_per_s": savesPerSecond, "mb_per_s": megabytesPerSecond,
                 "latency_us": ["p50": percentile(0.5), "p95": percentile(0.95), "p99": percentile(0.99),
                                "max": durations.last ?? 0, "min": durations.first ?? 0],
@@ -463,7 +476,12 @@ struct CatalogCommands {
             + "\(Format.fixed(savesPerSecond, 1)) saves/s, \(Format.fixed(megabytesPerSecond, 1)) MB/s\n"
         text += "save latency  min \(Units.duration(microseconds: durations.first ?? 0))  p50 \(Units.duration(microseconds: percentile(0.5)))"
             + "  p95 \(Units.duration(microseconds: percentile(0.95)))  p99 \(Units.duration(microseconds: percentile(0.99)))"
-            + "  max \(Units.duration(microseconds: durations.last ?? 0))\n\n"
+            + "  max \(Units.duration(microseconds: durations.last ?? 0))\n"
+        if !jobRates.isEmpty {
+            text += "\(jobRates.count) jobs: " + jobRates.map { "\($0.job): \(Format.fixed($0.mbPerSecond, 1)) MB/s (\($0.saves))" }
+                .joined(separator: ", ") + "\n"
+        }
+        text += "\n"
         text += histogram.text()
         console.out(text)
         return .success

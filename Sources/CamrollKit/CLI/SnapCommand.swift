@@ -87,7 +87,7 @@ struct SnapCommand {
             catalog: openedCatalog, reporter: reporter(console), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
-                intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill,
+                intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,
                 template: template))
         let (summary, failure) = try saver.run(command: commandText())
         if let camera = source as? V4L2Camera, !options.global.quiet {

@@ -57,6 +57,8 @@ public struct SnapOptions: Sendable {
     public var stamp = false
     /// `--fill`: save until the file system is full (`count` is then an upper bound).
     public var fill = false
+    /// `--jobs`: writers saving at once.
+    public var jobs = 1
     public var overwrite = false
     public var maxBytes: Int?
     /// The largest picture decoded (`--max-pixels`), against files that claim absurd sizes.
@@ -130,6 +132,7 @@ public struct SnapOptions: Sendable {
             case "--fsync": options.fsync = true
             case "--stamp": options.stamp = true
             case "--fill": options.fill = true
+            case "--jobs": options.jobs = try ValueParser.integer(value, option: name, range: 1...64)
             case "--overwrite": options.overwrite = true
             case "--max-bytes": options.maxBytes = try ValueParser.size(value, option: name)
             case "--max-pixels": options.maxPixels = try ValueParser.integer(value, option: name, range: 1...100_000_000_000)

@@ -333,6 +333,8 @@ public final class Catalog {
         public var savedAt: Date
         public var durationMicroseconds: Int
         public var synced: Bool
+        /// Which of `--jobs` writers saved it (1…N); nil with one.
+        public var job: Int? = nil
     }
 
     /// Inserts a `saved` row. Any earlier row for the same path no longer describes the file
@@ -346,14 +348,14 @@ public final class Catalog {
         try replace.bind(.text(save.path)).run()
         let statement = try insertSave ?? database.prepare(
             """
-            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'saved')
+            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'saved', ?)
             """)
         insertSave = statement
         try statement.bind(
             .int(save.captureID), .int(save.seq), .text(save.path), .int(save.bytes),
             .text(save.xxh128), .text(Timestamp.iso8601(save.savedAt)),
-            .int(save.durationMicroseconds), .int(save.synced ? 1 : 0)
+            .int(save.durationMicroseconds), .int(save.synced ? 1 : 0), .optional(save.job)
         ).run()
     }
 }

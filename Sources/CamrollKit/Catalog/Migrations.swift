@@ -93,5 +93,9 @@ enum Migrations {
             checked_at TEXT NOT NULL
         );
         """,
+        // 4: which of `snap --jobs N` writers saved a file (1…N; NULL with one writer).
+        """
+        ALTER TABLE saves ADD COLUMN job INTEGER;
+        """,
     ]
 }

@@ -15,11 +15,23 @@ public struct SaveProgress: Sendable {
     public var freeBytes: Int?
     /// `--fill` ended because the file system was full.
     public var filled = false
+    /// With `--jobs` > 1: what each job saved (empty with one).
+    public var jobs: [Job] = []
+
+    public struct Job: Sendable {
+        public var done = 0
+        public var bytes = 0
+    }
 
     var elapsedSeconds: Double { Double(elapsedMicroseconds) / 1e6 }
     var savingSeconds: Double { Double(savingMicroseconds) / 1e6 }
     var savesPerSecond: Double { savingMicroseconds > 0 ? Double(done) / savingSeconds : 0 }
     var megabytesPerSecond: Double { savingMicroseconds > 0 ? Double(bytes) / 1e6 / savingSeconds : 0 }
+    /// What job `index` saved a second of saving time (all jobs share that time).
+    func megabytesPerSecond(ofJob index: Int) -> Double {
+        savingMicroseconds > 0 ? Double(jobs[index].bytes) / 1e6 / savingSeconds : 0
+    }
+
     /// `--fill`: seconds until the file system is full at the rate so far.
     var secondsToFull: Double {
         guard let freeBytes, bytes > 0, savingMicroseconds > 0 else { return .nan }
@@ -93,6 +105,11 @@ func summaryText(_ summary: RunSummary) -> String {
                 + "p95 \(Units.duration(microseconds: l.percentile(0.95)))  "
                 + "p99 \(Units.duration(microseconds: l.percentile(0.99)))  "
                 + "max \(Units.duration(microseconds: l.maximum))")
+    }
+    if !p.jobs.isEmpty {
+        lines.append("\(p.jobs.count) jobs: " + p.jobs.indices.map { index in
+            "\(index + 1): \(Format.fixed(p.megabytesPerSecond(ofJob: index), 1)) MB/s (\(p.jobs[index].done))"
+        }.joined(separator: ", "))
     }
     if p.filled, let free = p.freeBytes {
         lines.append("the file system is full: \(Units.bytes(free)) left; check it with 'camroll verify --run \(summary.runID)'")
@@ -254,6 +271,12 @@ public final class JSONProgress: ProgressReporter {
         ]
         if let error = summary.error { event["error"] = error }
         if p.filled { event["filled"] = true }
+        if !p.jobs.isEmpty {
+            event["jobs"] = p.jobs.indices.map { index in
+                ["job": index + 1, "saves": p.jobs[index].done, "bytes": p.jobs[index].bytes,
+                 "mb_per_s": p.megabytesPerSecond(ofJob: index)] as [String: Any]
+            }
+        }
         if let free = p.freeBytes { event["free_bytes"] = free }
         if let last = summary.lastPath { event["last_path"] = last }
         emit(event)

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// What `snap` was asked to do with the frames it takes.
 public struct BatchPlan: Sendable {
@@ -14,6 +15,8 @@ public struct BatchPlan: Sendable {
     /// Save until the file system is full (`--fill`): ENOSPC or EDQUOT ends the run as
     /// completed; `count` is an upper bound.
     public var fill = false
+    /// Writers saving at once (`--jobs`), each its own files and sequence numbers.
+    public var jobs = 1
     public var template: OutputTemplate
 
     public var totalSaves: Int { count * frames }
@@ -21,10 +24,14 @@ public struct BatchPlan: Sendable {
 
 /// Takes frames, turns them into JPEGs and saves each one `count` times, recording every save in
 /// the catalog. Checks for cancellation between saves; never leaves a partial file behind.
-public final class BatchSaver {
+/// With `jobs` > 1 the copies of each frame are shared out among that many threads, each taking
+/// the next sequence number when it is free, each with a writer of its own; the rows go to the
+/// one catalog thread (`SaveRecorder`).
+public final class BatchSaver: @unchecked Sendable {
     private let source: FrameSource
     private let pipeline: ImagePipeline
-    private let writer: AtomicFileWriter
+    /// One per job.
+    private let writers: [AtomicFileWriter]
     private let recorder: SaveRecorder
     private let catalogPath: String
     private let reporter: ProgressReporter
@@ -37,7 +44,9 @@ public final class BatchSaver {
     ) {
         self.source = source
         self.pipeline = pipeline
-        self.writer = writer
+        self.writers = [writer] + (1..<max(1, plan.jobs)).map { _ in
+            AtomicFileWriter(existing: writer.existing, sync: writer.sync)
+        }
         self.recorder = SaveRecorder(catalog: catalog)
         self.catalogPath = catalog.path
         self.reporter = reporter
@@ -55,8 +64,8 @@ public final class BatchSaver {
         Trace.mark("run row committed")
         // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
         // the rows of every file already renamed into place are committed and the run closed.
-        SignalWatcher.setSecondSignalAction { [gate = writer.gate, recorder] _ in
-            gate.stop()
+        SignalWatcher.setSecondSignalAction { [gates = writers.map(\.gate), recorder] _ in
+            for gate in gates { gate.stop() }
             try? recorder.flush()
             try? recorder.closeRun(runID, status: .cancelled, error: "stopped at once by a second signal")
         }
@@ -65,10 +74,10 @@ public final class BatchSaver {
             runID: runID, runUUID: runUUID, device: source.deviceName, total: plan.totalSaves,
             template: plan.template.text)
 
-        var state = State(total: plan.totalSaves, startedAt: monotonicMicroseconds())
+        let state = State(total: plan.totalSaves, startedAt: monotonicMicroseconds(), jobs: writers.count)
         var failure: CamrollError?
         do {
-            try saveAll(runID: runID, runUUID: runUUID, state: &state)
+            try saveAll(runID: runID, runUUID: runUUID, state: state)
         } catch is CancelledWhileWaiting {
             // Ctrl-C while waiting for a camera frame: a cancellation like any other.
         } catch {
@@ -103,7 +112,9 @@ public final class BatchSaver {
         return (summary, failure)
     }
 
-    private struct State {
+    /// The run so far; with several jobs, changed under `lock` only.
+    private final class State: @unchecked Sendable {
+        let lock = Lock()
         var progress: SaveProgress
         var latency = LatencyHistogram()
         let startedAt: Int
@@ -113,13 +124,14 @@ public final class BatchSaver {
         /// When `--fill` last asked the file system for its free space.
         var freeSpaceCheckedAt = 0
 
-        init(total: Int, startedAt: Int) {
+        init(total: Int, startedAt: Int, jobs: Int) {
             self.progress = SaveProgress(done: 0, total: total, bytes: 0, elapsedMicroseconds: 0)
             self.startedAt = startedAt
+            if jobs > 1 { progress.jobs = [SaveProgress.Job](repeating: .init(), count: jobs) }
         }
     }
 
-    private func saveAll(runID: Int, runUUID: String, state: inout State) throws {
+    private func saveAll(runID: Int, runUUID: String, state: State) throws {
         var seqWidth = String(plan.totalSaves).count
         let frameWidth = String(plan.frames).count
         for frameIndex in 1...plan.frames {
@@ -134,7 +146,6 @@ public final class BatchSaver {
             Trace.mark("frame \(frameIndex) encoded")
             let imageHash = XXH128.hex(of: image.bytes)
             Trace.mark("frame \(frameIndex) hashed")
-            state.previousSaveEnd = 0
             let capture = Catalog.NewCapture(
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
@@ -151,29 +162,76 @@ public final class BatchSaver {
                 state.progress.freeBytes = free
             }
 
+            state.previousSaveEnd = 0
             try image.bytes.withUnsafeBytes { jpeg in
-                for copy in 1...plan.count {
-                    if cancellation.isCancelled { return }
-                    // A catalog that cannot take rows stops the saving at once.
-                    try recorder.checkHealthy()
-                    let seq = (frameIndex - 1) * plan.count + copy
-                    let path = plan.template.render(
-                        .init(seq: seq, seqWidth: seqWidth, run: runID, frame: frameIndex,
-                              frameWidth: frameWidth, time: frame.capturedAt))
-                    do {
-                        try saveOne(
-                            jpeg: jpeg, imageHash: imageHash, path: path, seq: seq, runUUID: runUUID,
-                            captureID: captureID, state: &state)
-                    } catch let error as CamrollError where plan.fill && error.isNoSpace {
-                        // The end of a fill: the file being written was removed by the writer.
-                        state.progress.filled = true
-                        state.progress.freeBytes = freeBytes(for: path) ?? 0
-                        return
+                let saving = FrameSaving(
+                    jpeg: jpeg, imageHash: imageHash, runUUID: runUUID, runID: runID, captureID: captureID,
+                    frameIndex: frameIndex, seqWidth: seqWidth, frameWidth: frameWidth, time: frame.capturedAt)
+                if writers.count == 1 {
+                    for copy in 1...plan.count where try !save(copy: copy, job: 0, of: saving, state: state) { return }
+                } else {
+                    // Each job takes the next copy when it is free; the first error stops them all.
+                    let next = Atomic<Int>(1)
+                    let stopped = Atomic<Bool>(false)
+                    let firstError = Mutex<Error?>(nil)
+                    runOnThreads(writers.count) { [self] job in
+                        while !stopped.load(ordering: .relaxed) {
+                            let copy = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                            guard copy <= plan.count else { return }
+                            do {
+                                if try !save(copy: copy, job: job, of: saving, state: state) {
+                                    stopped.store(true, ordering: .relaxed)
+                                }
+                            } catch {
+                                firstError.withLock { $0 = $0 ?? error }
+                                stopped.store(true, ordering: .relaxed)
+                            }
+                        }
                     }
+                    if let error = firstError.withLock({ $0 }) { throw error }
                 }
             }
             if state.progress.filled { return }
         }
+    }
+
+    /// One frame's saving, as every job needs it. Unchecked: `jpeg` points into the frame's
+    /// JPEG, which outlives the jobs (saveAll waits for them all before letting go of it).
+    private struct FrameSaving: @unchecked Sendable {
+        let jpeg: UnsafeRawBufferPointer
+        let imageHash: String
+        let runUUID: String
+        let runID: Int
+        let captureID: Int
+        let frameIndex: Int
+        let seqWidth: Int
+        let frameWidth: Int
+        let time: Date
+    }
+
+    /// Saves copy `copy` of the frame with job `job`'s writer. False once the run is to stop
+    /// (cancelled, or the file system full on a fill); throws what failed.
+    private func save(copy: Int, job: Int, of frame: FrameSaving, state: State) throws -> Bool {
+        if cancellation.isCancelled { return false }
+        // A catalog that cannot take rows stops the saving at once.
+        try recorder.checkHealthy()
+        let seq = (frame.frameIndex - 1) * plan.count + copy
+        let path = plan.template.render(
+            .init(seq: seq, seqWidth: frame.seqWidth, run: frame.runID, frame: frame.frameIndex,
+                  frameWidth: frame.frameWidth, time: frame.time))
+        do {
+            try saveOne(
+                jpeg: frame.jpeg, imageHash: frame.imageHash, path: path, seq: seq, runUUID: frame.runUUID,
+                captureID: frame.captureID, job: job, state: state)
+        } catch let error as CamrollError where plan.fill && error.isNoSpace {
+            // The end of a fill: the file being written was removed by the writer.
+            state.lock.withLock {
+                state.progress.filled = true
+                state.progress.freeBytes = freeBytes(for: path) ?? 0
+            }
+            return false
+        }
+        return true
     }
 
     /// Space left for an unprivileged writer on the file system that will hold `path`: its
@@ -192,8 +250,9 @@ public final class BatchSaver {
 
     private func saveOne(
         jpeg: UnsafeRawBufferPointer, imageHash: String, path: String, seq: Int, runUUID: String,
-        captureID: Int, state: inout State
+        captureID: Int, job: Int, state: State
     ) throws {
+        let writer = writers[job]
         var comment: [UInt8] = []
         if plan.stamp { comment = JPEGComment.segment("camroll run=\(runUUID) seq=\(seq)") }
         try comment.withUnsafeBytes { commentBytes in
@@ -205,32 +264,40 @@ public final class BatchSaver {
             let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
             let savedAt = Date()
             let begin = monotonicMicroseconds()
-            if state.previousSaveEnd == 0 { state.previousSaveEnd = begin }
+            state.lock.withLock { if state.previousSaveEnd == 0 { state.previousSaveEnd = begin } }
             var end = 0
             let saved = try writer.write(pieces, to: path) { saved in
                 end = monotonicMicroseconds()
                 recorder.record(
                     Catalog.NewSave(
                         captureID: captureID, seq: seq, path: saved, bytes: size, xxh128: hash,
-                        savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync))
+                        savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync,
+                        job: writers.count > 1 ? job + 1 : nil))
             }
 
             if seq == 1 { Trace.mark("first file saved") }
-            state.latency.record(end - begin)
-            state.progress.done += 1
-            state.progress.bytes += size
-            // From the end of the previous save (or this one's start) to the end of the
-            // bookkeeping: saving time, with nothing of the capture or the pauses in it.
-            let now = monotonicMicroseconds()
-            state.progress.savingMicroseconds += now - state.previousSaveEnd
-            state.previousSaveEnd = now
-            state.progress.elapsedMicroseconds = now - state.startedAt
-            state.lastPath = saved
-            if plan.fill && now - state.freeSpaceCheckedAt >= 100_000 {
-                state.freeSpaceCheckedAt = now
-                state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
+            // One job at a time: the totals, the rates and the progress line are shared.
+            state.lock.withLock {
+                state.latency.record(end - begin)
+                state.progress.done += 1
+                state.progress.bytes += size
+                // From the end of the previous save (or this one's start) to the end of the
+                // bookkeeping: saving time, with nothing of the capture or the pauses in it.
+                let now = monotonicMicroseconds()
+                state.progress.savingMicroseconds += now - state.previousSaveEnd
+                state.previousSaveEnd = now
+                state.progress.elapsedMicroseconds = now - state.startedAt
+                if writers.count > 1 {
+                    state.progress.jobs[job].done += 1
+                    state.progress.jobs[job].bytes += size
+                }
+                state.lastPath = saved
+                if plan.fill && now - state.freeSpaceCheckedAt >= 100_000 {
+                    state.freeSpaceCheckedAt = now
+                    state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
+                }
+                reporter.update(state.progress)
             }
-            reporter.update(state.progress)
         }
     }
 

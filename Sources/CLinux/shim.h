@@ -15,6 +15,14 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* Turns O_DIRECT on or off for an open file: 0, or -1 with errno (EINVAL where the file system
+ * refuses direct I/O, as tmpfs did before Linux 6.6). */
+static inline int clinux_set_direct(int fd, int on) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, on ? (flags | O_DIRECT) : (flags & ~O_DIRECT));
+}
+
 /* memmem (a GNU extension): where `needle` first occurs in `haystack`, or NULL. */
 static inline const void *clinux_memmem(const void *haystack, size_t haystack_length, const void *needle,
                                         size_t needle_length) {

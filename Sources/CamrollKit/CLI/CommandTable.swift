@@ -117,6 +117,8 @@ enum CommandTable {
                 OptionSpec(names: ["--stamp"], help: "Give each copy a unique JPEG comment, so copies differ byte-wise."),
                 OptionSpec(names: ["--fill"],
                            help: "Save until the file system is full, then stop with exit 0 (a storage test, as f3write does); -n is then an upper bound; implies --stamp."),
+                OptionSpec(names: ["--direct"],
+                           help: "Write with O_DIRECT, past the page cache, so that rates and latencies are the device's; where the file system refuses it, a warning and the page cache."),
                 OptionSpec(names: ["--jobs"], value: "<n>",
                            help: "Writers saving at once, 1 to 64, each its own files: a device that works in parallel (SSD, NVMe, a network share) at its real rate. (default: 1)",
                            kind: .text),

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// `camroll snap`: opens the source and the catalog, runs the batch, maps the outcome to an
 /// exit status.
@@ -79,11 +80,19 @@ struct SnapCommand {
         let openedCatalog = try catalog()
         Trace.mark("catalog opened")
 
+        let writer = AtomicFileWriter(
+            existing: options.overwrite ? .replace : options.output == nil ? .keepAndNumber : .refuse,
+            sync: options.fsync, direct: options.direct)
+        if options.direct && !options.global.quiet {
+            // Once per directory, whichever of the jobs finds out.
+            let warned = Mutex<Set<String>>([])
+            writer.directRefused = { [console] message in
+                if warned.withLock({ $0.insert(message).inserted }) { console.warning(message) }
+            }
+        }
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
-            writer: AtomicFileWriter(
-                existing: options.overwrite ? .replace : options.output == nil ? .keepAndNumber : .refuse,
-                sync: options.fsync),
+            writer: writer,
             catalog: openedCatalog, reporter: reporter(console), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,

@@ -59,6 +59,8 @@ public struct SnapOptions: Sendable {
     public var fill = false
     /// `--jobs`: writers saving at once.
     public var jobs = 1
+    /// `--direct`: write with O_DIRECT, past the page cache.
+    public var direct = false
     public var overwrite = false
     public var maxBytes: Int?
     /// The largest picture decoded (`--max-pixels`), against files that claim absurd sizes.
@@ -132,6 +134,7 @@ public struct SnapOptions: Sendable {
             case "--fsync": options.fsync = true
             case "--stamp": options.stamp = true
             case "--fill": options.fill = true
+            case "--direct": options.direct = true
             case "--jobs": options.jobs = try ValueParser.integer(value, option: name, range: 1...64)
             case "--overwrite": options.overwrite = true
             case "--max-bytes": options.maxBytes = try ValueParser.size(value, option: name)

@@ -29,6 +29,16 @@ public final class AtomicFileWriter {
 
     public let existing: ExistingFile
     public let sync: Bool
+    /// `--direct`: the bytes go to the device with O_DIRECT, past the page cache, so that a
+    /// save's time is the device's. Where the file system refuses it, the writer falls back to
+    /// the page cache and says so once through `directRefused`.
+    public let direct: Bool
+    public var directRefused: (@Sendable (String) -> Void)?
+    /// Whether the prepared directory's file system takes O_DIRECT (nil: not tried yet).
+    private var directWorks: Bool?
+    /// Where a file's bytes are gathered for O_DIRECT, aligned as it requires.
+    private var alignedBuffer: UnsafeMutableRawBufferPointer?
+    static let directAlignment = 4096
     public var overwrite: Bool { existing == .replace }
     /// Lets a second signal stop the writer between any two steps (see `WriteGate`).
     public let gate = WriteGate()
@@ -56,9 +66,10 @@ public final class AtomicFileWriter {
         "^\\..+\\.camroll-\(pid)(-[0-9a-f]{12})?\\.tmp$"
     }
 
-    public init(existing: ExistingFile, sync: Bool) {
+    public init(existing: ExistingFile, sync: Bool, direct: Bool = false) {
         self.existing = existing
         self.sync = sync
+        self.direct = direct
     }
 
     public convenience init(overwrite: Bool, sync: Bool) {
@@ -67,6 +78,7 @@ public final class AtomicFileWriter {
 
     deinit {
         if directoryFD >= 0 { close(directoryFD) }
+        alignedBuffer?.deallocate()
     }
 
     /// Writes `pieces`, one after another, as the file at absolute `path`; returns the path it
@@ -100,7 +112,11 @@ public final class AtomicFileWriter {
         do {
             var closed = false
             defer { if !closed { close(fd) } }
-            try writeAll(fd: fd, pieces: pieces, path: path)
+            if direct && directWorks != false {
+                try writeDirect(fd: fd, pieces: pieces, path: path, directory: directory)
+            } else {
+                try writeAll(fd: fd, pieces: pieces, path: path)
+            }
             if sync, fsync(fd) != 0 { throw Self.userError(SystemError("fsync", path: path), path: path) }
             closed = true
             // Network file systems may report a failed write only here.
@@ -168,8 +184,38 @@ public final class AtomicFileWriter {
         }
     }
 
+    /// Writes the whole blocks of `pieces` with O_DIRECT from an aligned copy, and the last
+    /// partial block (O_DIRECT writes whole blocks only) through the page cache.
+    private func writeDirect(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String, directory: String) throws {
+        guard clinux_set_direct(fd, 1) == 0 else {
+            let reason = SystemError("fcntl O_DIRECT", path: directory)
+            directWorks = false
+            directRefused?("\(directory) does not take O_DIRECT (\(reason.reason)); writing through the page cache")
+            return try writeAll(fd: fd, pieces: pieces, path: path)
+        }
+        directWorks = true
+        let size = pieces.reduce(0) { $0 + $1.count }
+        let alignment = Self.directAlignment
+        let whole = size / alignment * alignment
+        if (alignedBuffer?.count ?? 0) < size {
+            alignedBuffer?.deallocate()
+            alignedBuffer = .allocate(byteCount: (size + alignment - 1) / alignment * alignment, alignment: alignment)
+        }
+        let buffer = alignedBuffer!
+        var filled = 0
+        for piece in pieces {
+            UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<(filled + piece.count)]).copyMemory(from: piece)
+            filled += piece.count
+        }
+        let blocks = UnsafeRawBufferPointer(rebasing: buffer[0..<whole])
+        if whole > 0 { try writeAll(fd: fd, pieces: [blocks], path: path) }
+        if clinux_set_direct(fd, 0) != 0 { throw Self.userError(SystemError("fcntl", path: path), path: path) }
+        if whole < size { try writeAll(fd: fd, pieces: [UnsafeRawBufferPointer(rebasing: buffer[whole..<size])], path: path) }
+    }
+
     private func prepare(directory: String) throws {
         guard directory != preparedDirectory else { return }
+        directWorks = nil
         do {
             try Directories.create(directory)
         } catch let error as SystemError {

@@ -45,7 +45,9 @@ public final class BatchSaver: @unchecked Sendable {
         self.source = source
         self.pipeline = pipeline
         self.writers = [writer] + (1..<max(1, plan.jobs)).map { _ in
-            AtomicFileWriter(existing: writer.existing, sync: writer.sync)
+            let another = AtomicFileWriter(existing: writer.existing, sync: writer.sync, direct: writer.direct)
+            another.directRefused = writer.directRefused
+            return another
         }
         self.recorder = SaveRecorder(catalog: catalog)
         self.catalogPath = catalog.path

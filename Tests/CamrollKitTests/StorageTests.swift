@@ -101,10 +101,12 @@ import Testing
             "data: \(Units.bytes(total - overwrittenBytes)) ok, 0 B lost, 0 B corrupted, \(Units.bytes(overwrittenBytes)) overwritten"),
             "\(verify.stdout)")
         #expect(verify.stdout.contains("it holds about \(Units.bytes(capacity))"), "\(verify.stdout)")
-        let json = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3"), "--json"])
+        // Read by three jobs at once: the same verdict.
+        let json = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3"), "--json", "--jobs", "3"])
         let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(summary["estimated_capacity_bytes"] as? Int == capacity)
         #expect((summary["data"] as? [String: Any])?["overwritten_bytes"] as? Int == overwrittenBytes)
+        #expect(summary["aliased"] as? Int == overwritten && summary["ok"] as? Int == files.count - overwritten)
     }
 
     /// `--jobs 4`: four writers, every copy saved once under its own sequence number, each row

@@ -11,6 +11,8 @@ struct CatalogCommands {
     var saveID: Int?
     var paths: [String] = []
     var repair = false
+    /// `verify --jobs`: files read at once.
+    var jobs = 1
     var force = false
     var csv = false
     var limit: Int?
@@ -47,6 +49,7 @@ struct CatalogCommands {
                 case "--save": saveID = try id()
                 case "--limit": limit = try ValueParser.integer(value, option: typed, range: 1...Int.max)
                 case "--repair": repair = true
+                case "--jobs": jobs = try ValueParser.integer(value, option: typed, range: 1...64)
                 case "--force": force = true
                 case "--csv": csv = true
                 case "--full": full = true
@@ -238,7 +241,7 @@ struct CatalogCommands {
         // Progress as snap shows it: a live line on a terminal, else a plain line a second.
         let showProgress = !global.quiet && !global.json && !global.noProgress
         let line = showProgress ? ProgressLine(console: console, live: console.stderrIsTerminal) : nil
-        let verifier = Verifier(catalog: catalog, cancellation: cancellation) { done, total, bytes in
+        let verifier = Verifier(catalog: catalog, cancellation: cancellation, jobs: jobs) { done, total, bytes in
             line?.show { "verifying \(done)/\(total)  \(Units.bytes(bytes))" }
         }
         let report = try verifier.verify(selection, repair: repair)

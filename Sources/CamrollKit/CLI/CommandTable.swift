@@ -198,12 +198,14 @@ enum CommandTable {
 
     static let verify = CommandSpec(
         name: "verify", abstract: "Re-read saved files; report ok/corrupt/missing/aliased.",
-        usage: ["camroll verify [--run <id> | <path>...] [--repair] [--json]"],
+        usage: ["camroll verify [--run <id> | <path>...] [--repair] [--jobs <n>] [--json]"],
         overview: "Checks the catalog, then reads every saved file back past the page cache and compares its size and XXH3-128 with the catalog.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "Only this run's saves.", kind: .runID),
             OptionSpec(names: ["--repair"],
                        help: "After a crash: record files a killed run saved but did not record, remove its temporary files, finish a stopped delete, mark missing and corrupt files. Never deletes a user's file. Exits 1 when any saved data was found lost."),
+            OptionSpec(names: ["--jobs"], value: "<n>",
+                       help: "Files read at once, 1 to 64: a device that works in parallel read at its real rate. (default: 1)", kind: .text),
             database,
         ])],
         arguments: [ArgumentSpec(name: "<path>...", help: "Only these files; each must be in the catalog.", kind: .file)],
@@ -211,7 +213,9 @@ enum CommandTable {
             Exits 0 when all are intact, 1 when any is corrupt, missing, not a regular file, holds
             another copy's content (detectable with snap --stamp), or a path given is not in the
             catalog; 65 when the catalog itself is damaged. Reading commands open the catalog
-            read-only.
+            read-only. Like f3read it also counts the data: ok, lost (missing), corrupted and
+            overwritten; files holding parts of later stamped saves of their run (a fake-capacity
+            device wrapping around) give the device's real capacity.
             """)
 
     static let delete = CommandSpec(

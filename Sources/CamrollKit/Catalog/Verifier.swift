@@ -1,6 +1,7 @@
 import CLinux
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// `camroll verify`: reads every saved file back, past the page cache, and compares its size
 /// and XXH3-128 with the catalog — like f3, but for the files camroll itself wrote.
@@ -56,11 +57,15 @@ public final class Verifier {
     private let catalog: Catalog
     private let cancellation: Cancellation?
     private let progress: ((Int, Int, Int) -> Void)?
+    /// Files read at once (`verify --jobs`).
+    private let jobs: Int
 
-    /// `progress(done, total, bytesRead)` is called after every file.
-    public init(catalog: Catalog, cancellation: Cancellation? = nil, progress: ((Int, Int, Int) -> Void)? = nil) {
+    /// `progress(done, total, bytesRead)` is called after every file (one call at a time).
+    public init(catalog: Catalog, cancellation: Cancellation? = nil, jobs: Int = 1,
+                progress: ((Int, Int, Int) -> Void)? = nil) {
         self.catalog = catalog
         self.cancellation = cancellation
+        self.jobs = max(1, jobs)
         self.progress = progress
     }
 
@@ -110,14 +115,12 @@ public final class Verifier {
 
         var newStatus: [(Int, String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        for (index, row) in rows.enumerated() {
-            if cancellation?.isCancelled == true {
-                report.cancelled = true
-                break
-            }
+        let reads = readFiles(rows)
+        report.cancelled = reads.count < rows.count
+        for (index, row) in rows.prefix(reads.count).enumerated() {
             let outcome: Outcome
             var detail = ""
-            switch Self.readFile(row.path, buffer: &buffer) {
+            switch reads[index] {
             case .failure(.missing):
                 outcome = .missing
                 detail = "missing"
@@ -154,7 +157,6 @@ public final class Verifier {
             }
             let status = outcome == .ok ? "saved" : outcome == .missing ? "missing" : "corrupt"
             if status != row.status { newStatus.append((row.id, status)) }
-            progress?(index + 1, rows.count, report.bytesRead)
         }
         if let distance = report.estimatedCapacity, !report.cancelled {
             for (row, problem) in unexplained {
@@ -179,6 +181,46 @@ public final class Verifier {
         }
         report.elapsedMicroseconds = monotonicMicroseconds() - begin
         return report
+    }
+
+    /// Every row's file read (size and hash), `jobs` at a time; the results of the rows before
+    /// the first one a cancellation left unread.
+    private func readFiles(_ rows: [Row]) -> [Result<(Int, String), RegularFile.Problem>] {
+        final class Reads: @unchecked Sendable {
+            let lock = Lock()
+            var results: [Result<(Int, String), RegularFile.Problem>?]
+            var done = 0
+            var bytes = 0
+            let progress: ((Int, Int, Int) -> Void)?
+            init(count: Int, progress: ((Int, Int, Int) -> Void)?) {
+                results = Array(repeating: nil, count: count)
+                self.progress = progress
+            }
+        }
+        let reads = Reads(count: rows.count, progress: progress)
+        let next = Atomic<Int>(0)
+        let cancellation = self.cancellation
+        let work: @Sendable (Int) -> Void = { _ in
+            var buffer = [UInt8](repeating: 0, count: 1 << 20)
+            while cancellation?.isCancelled != true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < rows.count else { return }
+                let result = Self.readFile(rows[index].path, buffer: &buffer)
+                reads.lock.withLock {
+                    reads.results[index] = result
+                    reads.done += 1
+                    if case .success(let (size, _)) = result { reads.bytes += size }
+                    reads.progress?(reads.done, rows.count, reads.bytes)
+                }
+            }
+        }
+        if jobs == 1 { work(0) } else { runOnThreads(jobs, work) }
+        var results: [Result<(Int, String), RegularFile.Problem>] = []
+        for result in reads.results {
+            guard let result else { break }
+            results.append(result)
+        }
+        return results
     }
 
     private func rows(_ selection: Selection) throws -> [Row] {

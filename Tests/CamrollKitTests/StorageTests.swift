@@ -187,3 +187,36 @@ import Testing
         #expect(pick.status == 64 && pick.stderr.contains("camroll snap --fill"), "\(pick.stderr)")
     }
 }
+
+/// `stats`: the run in time, in the terminal and as SVG.
+@Suite struct RunChartTests {
+    @Test func statsDrawsThroughputOverTimeAndWritesTheChartsAsSVG() throws {
+        let dir = try TemporaryDirectory()
+        let run = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "320x240", "-n", "300", "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3"), "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let stats = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("run.svg")])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("throughput over run 1's time:"), "\(stats.stdout)")
+        // Six rows of bars with the peak rate on the first, the axis, the time labels.
+        let chart = stats.stdout.split(separator: "\n").drop { !$0.hasPrefix("throughput over run") }.dropFirst()
+        #expect(chart.prefix(6).allSatisfy { $0.contains("│") } && chart.first?.contains("MB/s") == true)
+        #expect(chart.prefix(6).joined().contains("█"))
+        #expect(stats.stdout.contains("charts of run 1 written to \(dir.file("run.svg"))"))
+        let svg = String(decoding: try fileBytes(dir.file("run.svg")), as: UTF8.self)
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.contains("camroll run 1: 300 saves"))
+        for title in ["save latency over time", "throughput over time", "save latency histogram"] { #expect(svg.contains(title)) }
+        #expect(svg.components(separatedBy: "<polyline").count == 3)  // median and p99
+        #expect(svg.contains("<polygon"))
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let durations = try catalog.database.prepare("SELECT duration_us FROM saves ORDER BY duration_us")
+        var sorted: [Int] = []
+        while try durations.step() { sorted.append(durations.int(0)) }
+        // One bar per histogram bucket, each as tall as its count.
+        #expect(svg.components(separatedBy: "fill=\"#9467bd\"").count - 1 == LatencyBuckets(sorted).buckets.count)
+
+        let png = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("run.png")])
+        #expect(png.status == 64 && png.stderr.contains("rsvg-convert"), "\(png.stderr)")
+    }
+}

@@ -13,6 +13,8 @@ struct CatalogCommands {
     var repair = false
     /// `verify --jobs`: files read at once.
     var jobs = 1
+    /// `stats --plot`: where to write the run's SVG charts.
+    var plot: String?
     var force = false
     var csv = false
     var limit: Int?
@@ -50,6 +52,12 @@ struct CatalogCommands {
                 case "--limit": limit = try ValueParser.integer(value, option: typed, range: 1...Int.max)
                 case "--repair": repair = true
                 case "--jobs": jobs = try ValueParser.integer(value, option: typed, range: 1...64)
+                case "--plot":
+                    guard value.lowercased().hasSuffix(".svg") else {
+                        throw scanner.usageError(
+                            "'--plot' writes SVG: give a name ending in .svg (for a PNG: rsvg-convert -o run.png run.svg)")
+                    }
+                    plot = value
                 case "--force": force = true
                 case "--csv": csv = true
                 case "--full": full = true
@@ -486,6 +494,15 @@ struct CatalogCommands {
         }
         text += "\n"
         text += histogram.text()
+        // The run in time: a compact chart here, all three charts in the SVG.
+        let timeline = try SaveTimeline(catalog: catalog, runID: runID)
+        if let timeline { text += "\n" + ThroughputChart.text(timeline, width: min(console.stdoutColumns ?? 72, 120)) }
+        if let plot, let timeline {
+            let path = AbsolutePath.resolve(plot)
+            let svg = Array(RunPlot.svg(timeline).utf8)
+            try svg.withUnsafeBytes { _ = try AtomicFileWriter(existing: .replace, sync: false).write([$0], to: path) }
+            text += "charts of run \(timeline.runID) written to \(path)\n"
+        }
         console.out(text)
         return .success
     }

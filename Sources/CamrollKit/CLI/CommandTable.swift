@@ -236,9 +236,15 @@ enum CommandTable {
 
     static let stats = CommandSpec(
         name: "stats", abstract: "Throughput, latency percentiles and histogram.",
-        usage: ["camroll stats [--run <id>] [--json]"],
-        overview: "Saves/s and MB/s over each run's own time, save latency min/p50/p95/p99/max and a histogram.",
-        sections: [("OPTIONS", [OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID), database])])
+        usage: ["camroll stats [--run <id>] [--plot <file.svg>] [--json]"],
+        overview: "Saves/s and MB/s over each run's own time, save latency min/p50/p95/p99/max and a histogram, and the throughput of the run (the newest, or --run) over its time.",
+        sections: [("OPTIONS", [
+            OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID),
+            OptionSpec(names: ["--plot"], value: "<file.svg>",
+                       help: "Also write the run's charts as SVG: save latency over time, throughput over time, the latency histogram.",
+                       kind: .file),
+            database,
+        ])])
 
     static let help = CommandSpec(
         name: "help", abstract: "Show help for a command.", usage: ["camroll help [<command>]"],

@@ -41,6 +41,12 @@ public final class Console: Sendable {
         return columns > 0 ? columns : nil
     }
 
+    /// The width of the terminal on stdout, or nil when it is not one.
+    public var stdoutColumns: Int? {
+        let columns = Int(clinux_terminal_columns(STDOUT_FILENO))
+        return columns > 0 ? columns : nil
+    }
+
     public func out(_ text: String) { write(STDOUT_FILENO, text) }
     public func err(_ text: String) { write(STDERR_FILENO, text) }
 

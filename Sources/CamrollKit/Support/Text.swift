@@ -7,6 +7,11 @@ extension String {
         count >= width ? String(prefix(width)) : self + String(repeating: " ", count: width - count)
     }
 
+    /// Padded with spaces on the left to at least `width` characters (right-aligned).
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+
     /// Without leading and trailing spaces, tabs and line ends.
     func trimmed() -> String {
         let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }

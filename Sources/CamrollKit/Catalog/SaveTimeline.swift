@@ -1,0 +1,88 @@
+import FoundationEssentials
+
+/// The saves of one run in time: when each began (from `saves.saved_at`, in milliseconds), how
+/// long it took and how many bytes it wrote. What `stats` draws: a stall, an SLC cache running
+/// out or a thermal throttle shows as a change over time that percentiles hide.
+struct SaveTimeline {
+    struct Save {
+        /// Seconds from the run's first save to this one's start.
+        var start: Double
+        var durationMicroseconds: Int
+        var bytes: Int
+        var end: Double { start + Double(durationMicroseconds) / 1e6 }
+    }
+
+    let runID: Int
+    /// By start.
+    let saves: [Save]
+
+    var seconds: Double { saves.map(\.end).max() ?? 0 }
+
+    /// The newest run in `selection`'s saves (`runID`, or every run), its saved files only.
+    init?(catalog: Catalog, runID: Int?) throws {
+        guard let run = try runID ?? catalog.database.prepare(
+            "SELECT max(c.run_id) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status = 'saved'"
+        ).firstInt() else { return nil }
+        let statement = try catalog.database.prepare(
+            """
+            SELECT s.saved_at, s.duration_us, s.bytes FROM saves s JOIN captures c ON c.id = s.capture_id
+            WHERE c.run_id = ? AND s.status = 'saved' ORDER BY s.saved_at, s.seq
+            """
+        ).bind([.int(run)])
+        var saves: [Save] = []
+        var first: Double?
+        while try statement.step() {
+            guard let at = Timestamp.seconds(ofISO8601: statement.text(0) ?? "") else { continue }
+            first = first ?? at
+            saves.append(Save(start: at - first!, durationMicroseconds: statement.int(1), bytes: statement.int(2)))
+        }
+        guard !saves.isEmpty else { return nil }
+        self.runID = run
+        self.saves = saves
+    }
+
+    /// MB/s in `count` equal slices of the run: the bytes of the saves that ended in each.
+    func throughput(slices count: Int) -> [Double] {
+        let width = max(seconds, 0.001) / Double(count)
+        var bytes = [Int](repeating: 0, count: count)
+        for save in saves {
+            bytes[min(count - 1, Int(save.end / width))] += save.bytes
+        }
+        return bytes.map { Double($0) / 1e6 / width }
+    }
+}
+
+extension Statement {
+    /// The first column of the first row as an integer; nil for no row or NULL.
+    func firstInt() throws -> Int? {
+        guard try step(), !isNull(0) else { return nil }
+        return int(0)
+    }
+}
+
+/// The throughput over time as a few rows of block characters (▁▂▃▄▅▆▇█), for `stats` in a
+/// terminal.
+enum ThroughputChart {
+    static func text(_ timeline: SaveTimeline, width: Int, height: Int = 6) -> String {
+        let label = 10
+        let columns = max(10, width - label - 1)
+        let values = timeline.throughput(slices: columns)
+        let top = max(values.max() ?? 0, 0.001)
+        let blocks = Array(" ▁▂▃▄▅▆▇█")
+        var lines: [String] = []
+        for row in (0..<height).reversed() {
+            let prefix = row == height - 1 ? Format.fixed(top, 1) + " MB/s" : row == 0 ? "0 MB/s" : ""
+            var line = prefix.padded(to: label) + "│"
+            for value in values {
+                // Eighths of a row: how much of this row the value fills.
+                let eighths = Int((value / top * Double(height * 8)).rounded()) - row * 8
+                line.append(blocks[max(0, min(8, eighths))])
+            }
+            lines.append(line)
+        }
+        let end = Units.duration(microseconds: Int(timeline.seconds * 1e6))
+        lines.append(String(repeating: " ", count: label) + "└" + String(repeating: "─", count: columns))
+        lines.append(String(repeating: " ", count: label + 1) + "0" + end.leftPadded(to: columns - 1))
+        return "throughput over run \(timeline.runID)'s time:\n" + lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -10,6 +10,8 @@
 #endif
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -21,6 +23,28 @@ static inline int clinux_set_direct(int fd, int on) {
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0) return -1;
     return fcntl(fd, F_SETFL, on ? (flags | O_DIRECT) : (flags & ~O_DIRECT));
+}
+
+/* Where byte `offset` of the open file `fd` is on its file system's device (FIEMAP, after
+ * writing out what is still in the page cache); -1 when the file system does not say, or the
+ * byte is not on the device as it is in the file (a hole, inline, encoded data). */
+static inline long long clinux_device_offset(int fd, unsigned long long offset) {
+    struct {
+        struct fiemap map;
+        struct fiemap_extent extents[1];
+    } request;
+    memset(&request, 0, sizeof request);
+    request.map.fm_start = offset;
+    request.map.fm_length = 1;
+    request.map.fm_flags = FIEMAP_FLAG_SYNC;
+    request.map.fm_extent_count = 1;
+    if (ioctl(fd, FS_IOC_FIEMAP, &request.map) != 0 || request.map.fm_mapped_extents == 0) return -1;
+    const struct fiemap_extent *extent = &request.map.fm_extents[0];
+    if (extent->fe_flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_ENCODED
+                            | FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_NOT_ALIGNED))
+        return -1;
+    if (offset < extent->fe_logical || offset - extent->fe_logical >= extent->fe_length) return -1;
+    return (long long)(extent->fe_physical + (offset - extent->fe_logical));
 }
 
 /* memmem (a GNU extension): where `needle` first occurs in `haystack`, or NULL. */

@@ -2,12 +2,12 @@
 import Foundation
 import Testing
 
-/// A fresh directory under /tmp, removed when the test's value goes away.
+/// A fresh directory under /tmp (or `parent`), removed when the test's value goes away.
 final class TemporaryDirectory {
     let path: String
 
-    init() throws {
-        path = NSTemporaryDirectory() + "camroll-test-" + UUID().uuidString.lowercased()
+    init(in parent: String = NSTemporaryDirectory()) throws {
+        path = (parent.hasSuffix("/") ? parent : parent + "/") + "camroll-test-" + UUID().uuidString.lowercased()
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 

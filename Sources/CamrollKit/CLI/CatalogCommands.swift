@@ -286,8 +286,8 @@ struct CatalogCommands {
             text += "data: \(Units.bytes(report.bytes[.ok] ?? 0)) ok, \(Units.bytes(report.bytes[.missing] ?? 0)) lost, "
                 + "\(Units.bytes(report.bytes[.corrupt] ?? 0)) corrupted, \(Units.bytes(report.bytes[.aliased] ?? 0)) overwritten\n"
             if let capacity = report.estimatedCapacity {
-                text += "the device wraps around: what was written \(Units.bytes(capacity)) after a file landed on it "
-                    + "(\(report.wrapDistances.count) file(s)); it holds about \(Units.bytes(capacity)), not what it claims — a fake-capacity device?\n"
+                text += "the device wraps around every \(Units.bytes(capacity)): \(report.wrapDistances.count) file(s) hold data "
+                    + "written that far after them, so it holds about \(Units.bytes(capacity)), not what it claims (a fake-capacity device?)\n"
             }
             if let repaired = report.repair {
                 text += "repaired: \(repaired.runsClosed) interrupted run(s) closed, \(repaired.filesAdopted) unrecorded file(s) "

@@ -140,8 +140,9 @@ public final class Verifier {
                     detail = "holds the start of save \(stamp.seq) of \(stamp.runUUID == row.runUUID ? "this run" : "run \(stamp.runUUID)") at byte \(stamp.position)"
                     if stamp.runUUID == row.runUUID, stamp.seq > row.seq {
                         let layout = try layout(of: row)
-                        if let ours = layout.offset[row.seq], let theirs = layout.offset[stamp.seq] {
-                            report.wrapDistances.append(theirs - ours - stamp.position)
+                        if let ours = layout.place(ofByte: stamp.position, in: row.seq, path: row.path),
+                           let theirs = layout.offset[stamp.seq] {
+                            report.wrapDistances.append(theirs - ours)
                         }
                     }
                 } else {
@@ -245,28 +246,63 @@ public final class Verifier {
         return rows
     }
 
-    /// Where the saves of one run were laid on the device, as a file system lays files written
-    /// one after another: each from where the previous one's last block ended (deleted saves
-    /// too: they were written).
+    /// Where the saves of one run lie on the device: where the file system says (FIEMAP: ext4,
+    /// XFS, btrfs, FAT), each file's first byte's place on its device; where it does not, as a
+    /// file system lays files written one after another, each from where the previous one's
+    /// last block ended (deleted saves too: they were written). On a device that wraps around,
+    /// a later save's place minus that of the earlier one it landed on is where it wraps.
     struct RunLayout {
+        /// Each save's first byte, by seq.
         var offset: [Int: Int] = [:]
         /// (offset, seq, path, bytes), by offset.
         var saves: [(offset: Int, seq: Int, path: String, bytes: Int)] = []
+        /// The offsets are places on the device (FIEMAP), not positions in the run's data.
+        private(set) var onDevice = false
 
         init(catalog: Catalog, runID: Int, near path: String) throws {
-            var info = statvfs()
-            let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-            let block = statvfs(directory.isEmpty ? "/" : directory, &info) == 0 && info.f_frsize > 0 ? Int(info.f_frsize) : 4096
             let statement = try catalog.database.prepare(
                 "SELECT s.seq, s.bytes, s.path FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = ? ORDER BY s.seq"
             ).bind([.int(runID)])
-            var total = 0
-            while try statement.step() {
-                let seq = statement.int(0), bytes = statement.int(1)
-                offset[seq] = total
-                saves.append((total, seq, statement.text(2) ?? "", bytes))
-                total += (bytes + block - 1) / block * block
+            var rows: [(seq: Int, bytes: Int, path: String)] = []
+            while try statement.step() { rows.append((statement.int(0), statement.int(1), statement.text(2) ?? "")) }
+
+            var onDevice: [Int: Int] = [:]
+            for row in rows {
+                guard case .success(let fd) = RegularFile.open(row.path) else { continue }  // gone: no place
+                let at = clinux_device_offset(fd, 0)
+                close(fd)
+                guard at >= 0 else {
+                    onDevice = [:]
+                    break
+                }
+                onDevice[row.seq] = Int(at)
             }
+            if !onDevice.isEmpty {
+                offset = onDevice
+                self.onDevice = true
+            } else {
+                var info = statvfs()
+                let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+                let block = statvfs(directory.isEmpty ? "/" : directory, &info) == 0 && info.f_frsize > 0 ? Int(info.f_frsize) : 4096
+                var total = 0
+                for row in rows {
+                    offset[row.seq] = total
+                    total += (row.bytes + block - 1) / block * block
+                }
+            }
+            saves = rows.compactMap { row in offset[row.seq].map { ($0, row.seq, row.path, row.bytes) } }.sorted { $0.offset < $1.offset }
+        }
+
+        /// Where byte `byte` of save `seq` (the file at `path`) lies; a byte before the file's
+        /// start (a save that began just before it) counted back from its first byte.
+        func place(ofByte byte: Int, in seq: Int, path: String) -> Int? {
+            guard let start = offset[seq] else { return nil }
+            if onDevice, byte > 0, case .success(let fd) = RegularFile.open(path) {
+                defer { close(fd) }
+                let at = clinux_device_offset(fd, UInt64(byte))
+                if at >= 0 { return Int(at) }
+            }
+            return start + byte
         }
 
         /// The save laid where `position` is, and how far into it.

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""camroll as a storage tester beside f3 and fio, on the same file systems in one run.
+
+On a tmpfs and (where this machine can loop-mount one) an ext4 image, each round, alternating
+the tools so that they all see the same conditions:
+  - fill and read back: `camroll snap --fill` then `camroll verify`, against f3write then f3read
+    (f3's own "Average writing/reading speed"; camroll's summary rates; f3's MB are MiB);
+  - parallel writers: `camroll snap -n COUNT --jobs N` against fio with N jobs writing the same
+    number of files of the same size (one file a write, opened when written, as camroll does),
+    for N = 1, 2, 4 (fio's bw_bytes; camroll's summary MB/s over its saving time).
+It prints medians over the rounds and the ratios the issue asks about: fill ≥ f3write,
+verify ≥ f3read, --jobs 2 ≥ 1.5 × --jobs 1 on tmpfs, --jobs N ≥ 0.95 × fio.
+
+usage: Benchmarks/storage.py [--size-mb MB] [--count N] [--rounds R] [--dir DIR]   (root: mounts)
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(command, **kwargs):
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+
+
+def empty(directory):
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
+
+
+def last_json(text, event="summary"):
+    for line in reversed(text.splitlines()):
+        if line.startswith("{") and (event is None or f'"event":"{event}"' in line):
+            return json.loads(line)
+    raise SystemExit(f"storage: no {event} in: {text[-500:]}")
+
+
+class Bench:
+    def __init__(self, camroll, work, count, resolution):
+        self.camroll = camroll
+        self.work = work
+        self.count = count
+        self.resolution = resolution
+        self.catalog = os.path.join(work, "catalog.sqlite3")
+
+    def camroll_fill(self, directory):
+        """(write MB/s, read MB/s) of a fill and its verify."""
+        if os.path.exists(self.catalog):
+            os.remove(self.catalog)
+        fill = run([self.camroll, "snap", "-d", "pattern", "-r", self.resolution, "--fill", "--thumbnail", "none",
+                    "-o", os.path.join(directory, "{seq}.jpg"), "--db", self.catalog, "--json"])
+        if fill.returncode != 0:
+            raise SystemExit(f"storage: camroll --fill failed: {fill.stderr}")
+        written = last_json(fill.stdout)
+        verify = run([self.camroll, "verify", "--db", self.catalog, "--json"])
+        if verify.returncode != 0:
+            raise SystemExit(f"storage: camroll verify found problems: {verify.stdout[-500:]}")
+        read = last_json(verify.stdout)
+        empty(directory)
+        return written["mb_per_s"], read["mb_per_s"]
+
+    def f3(self, directory):
+        """(write MB/s, read MB/s) as f3write and f3read report them, in MB of 10^6 bytes."""
+        write = run(["f3write", directory])
+        read = run(["f3read", directory])
+        empty(directory)
+
+        def speed(text, what):
+            match = re.search(rf"Average {what} speed: ([0-9.]+) (\w+)/s", text)
+            if not match:
+                raise SystemExit(f"storage: no {what} speed from f3: {text[-400:]}")
+            scale = {"Byte": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}[match.group(2)]
+            return float(match.group(1)) * scale / 1e6
+        return speed(write.stdout, "writing"), speed(read.stdout, "reading")
+
+    def camroll_jobs(self, directory, jobs):
+        """(MB/s, bytes a file) of COUNT saves by `jobs` writers."""
+        if os.path.exists(self.catalog):
+            os.remove(self.catalog)
+        result = run([self.camroll, "snap", "-d", "pattern", "-r", self.resolution, "-n", str(self.count),
+                      "--jobs", str(jobs), "--thumbnail", "none", "-o", os.path.join(directory, "{seq}.jpg"),
+                      "--db", self.catalog, "--json"])
+        if result.returncode != 0:
+            raise SystemExit(f"storage: camroll --jobs {jobs} failed: {result.stderr}")
+        summary = last_json(result.stdout)
+        empty(directory)
+        return summary["mb_per_s"], summary["bytes"] // summary["saves"]
+
+    def fio(self, directory, jobs, file_bytes):
+        """MB/s of fio: `jobs` jobs, COUNT files in all of `file_bytes` each, one write a file."""
+        result = run(["fio", "--name=saves", f"--directory={directory}", "--rw=write", f"--bs={file_bytes}",
+                      f"--filesize={file_bytes}", f"--nrfiles={self.count // jobs}", f"--numjobs={jobs}",
+                      "--openfiles=1", "--create_on_open=1", "--file_service_type=sequential", "--group_reporting",
+                      "--output-format=json"])
+        if result.returncode != 0:
+            raise SystemExit(f"storage: fio failed: {result.stderr[-400:]}")
+        report = json.loads(result.stdout[result.stdout.index("{"):])
+        empty(directory)
+        return report["jobs"][0]["write"]["bw_bytes"] / 1e6
+
+
+def mount_filesystems(work, size_mb):
+    """(name, directory) of the file systems this machine lets us mount, and how to undo them."""
+    mounted, undo = [], []
+    tmpfs = os.path.join(work, "tmpfs")
+    os.makedirs(tmpfs, exist_ok=True)
+    if run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m", "tmpfs", tmpfs]).returncode == 0:
+        mounted.append(("tmpfs", tmpfs))
+        undo.append(["umount", tmpfs])
+    else:
+        print("storage: cannot mount a tmpfs here (root needed); skipped")
+    image, ext4 = os.path.join(work, "ext4.img"), os.path.join(work, "ext4")
+    os.makedirs(ext4, exist_ok=True)
+    with open(image, "wb") as f:
+        f.truncate(size_mb * 1024 * 1024)
+    if run(["mkfs.ext4", "-q", "-F", "-m", "0", image]).returncode == 0 and \
+            run(["mount", "-o", "loop", image, ext4]).returncode == 0:
+        mounted.append(("ext4 on a loop device", ext4))
+        undo.append(["umount", ext4])
+    else:
+        print("storage: cannot loop-mount an ext4 image here; skipped")
+    return mounted, undo
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dir", default=os.path.join(ROOT, "Benchmarks", "out", "storage"))
+    parser.add_argument("--size-mb", type=int, default=1024)
+    parser.add_argument("--count", type=int, default=800)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--resolution", default="1920x1080")
+    args = parser.parse_args()
+    for tool in ["f3write", "f3read", "fio"]:
+        if shutil.which(tool) is None:
+            sys.exit(f"storage: {tool} is not installed (apt install f3 fio)")
+    subprocess.run(["swift", "build", "-c", "release", "--package-path", ROOT], check=True, stdout=subprocess.DEVNULL)
+    camroll = os.path.join(ROOT, ".build", "release", "camroll")
+    work = os.path.abspath(args.dir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    filesystems, undo = mount_filesystems(work, args.size_mb)
+    bench = Bench(camroll, work, args.count, args.resolution)
+    try:
+        for name, directory in filesystems:
+            print(f"\n{name} of {args.size_mb} MB at {directory}, {args.rounds} rounds, pattern {args.resolution}:")
+            fill, verify, f3write, f3read = [], [], [], []
+            jobs = {n: [] for n in (1, 2, 4)}
+            fio = {n: [] for n in (1, 2, 4)}
+            file_bytes = None
+            for round_number in range(args.rounds):
+                # Alternate which tool goes first.
+                pair = [lambda: bench.camroll_fill(directory), lambda: bench.f3(directory)]
+                for step in (pair if round_number % 2 == 0 else pair[::-1]):
+                    result = step()
+                    target = (fill, verify) if step is pair[0] else (f3write, f3read)
+                    target[0].append(result[0])
+                    target[1].append(result[1])
+                for n in (1, 2, 4):
+                    rate, file_bytes = bench.camroll_jobs(directory, n)
+                    jobs[n].append(rate)
+                    fio[n].append(bench.fio(directory, n, file_bytes))
+            median = statistics.median
+            print(f"  fill: camroll --fill {median(fill):.0f} MB/s, f3write {median(f3write):.0f} MB/s: "
+                  f"ratio {median(fill) / median(f3write):.2f} (target >= 1)")
+            print(f"  read back: camroll verify {median(verify):.0f} MB/s, f3read {median(f3read):.0f} MB/s: "
+                  f"ratio {median(verify) / median(f3read):.2f} (target >= 1)")
+            print(f"  {args.count} files of {file_bytes} bytes: --jobs 2 / --jobs 1 = {median(jobs[2]) / median(jobs[1]):.2f}"
+                  + (" (target >= 1.5 on tmpfs)" if name == "tmpfs" else ""))
+            for n in (1, 2, 4):
+                print(f"  --jobs {n}: camroll {median(jobs[n]):.0f} MB/s, fio {median(fio[n]):.0f} MB/s: "
+                      f"ratio {median(jobs[n]) / median(fio[n]):.2f} (target >= 0.95)")
+    finally:
+        for command in undo:
+            run(command)
+
+
+if __name__ == "__main__":
+    main()

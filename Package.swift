@@ -36,9 +36,12 @@ let package = Package(
         // a header-only system library) so that the table of loaded functions exists once.
         .target(name: "CChafa", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CLinux"),
+        // The per-pixel loops of the JPEG path (YUYV to planes, range expansion), vectorized by
+        // the C compiler.
+        .target(name: "CPixels"),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CLinux"]),
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CLinux", "CPixels"]),
         .executableTarget(name: "camroll", dependencies: ["CamrollKit"]),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
     ],

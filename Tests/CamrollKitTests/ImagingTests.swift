@@ -1,5 +1,7 @@
 @testable import CamrollKit
+import CPixels
 import CV4L2
+import Foundation
 import Testing
 
 @Suite struct ImagingTests {
@@ -69,6 +71,51 @@ import Testing
         #expect(PixelFormat.mjpeg.code == "MJPG")
         #expect(PixelFormat(code: "Y16 ")?.code == "Y16")
         #expect(PixelFormat(code: "TOOLONG") == nil)
+    }
+}
+
+/// The JPEG path's pixel loops (CPixels).
+@Suite struct PixelLoopTests {
+    /// Limited to full range, in fixed point, is what the definition gives in floating point
+    /// (rounded half away from zero, clamped), for every value.
+    @Test func rangeExpansionMatchesItsDefinitionForAllValues() {
+        func defined(_ value: Int, low: Int, span: Int, centre: Int?) -> UInt8 {
+            let scaled = centre.map { Double($0) + Double(value - $0) * 255 / Double(span) } ?? Double(value - low) * 255 / Double(span)
+            return UInt8(max(0, min(255, scaled.rounded())))
+        }
+        for value in 0...255 {
+            #expect(cpixels_expand_luma(UInt8(value)) == defined(value, low: 16, span: 219, centre: nil), "luma \(value)")
+            #expect(cpixels_expand_chroma(UInt8(value)) == defined(value, low: 16, span: 224, centre: 128), "chroma \(value)")
+        }
+        #expect(cpixels_expand_luma(16) == 0 && cpixels_expand_luma(235) == 255 && cpixels_expand_chroma(128) == 128)
+    }
+
+    /// YUYV rows (with padding past the pixels) into the three planes, expanded or as they are.
+    @Test func yuyvSplitsIntoPlanesRowByRow() {
+        let width = 6, height = 2, stride = 16
+        var yuyv = [UInt8](repeating: 0xEE, count: stride * height)
+        for row in 0..<height {
+            for pair in 0..<(width / 2) {
+                let at = row * stride + pair * 4, base = UInt8(16 + 40 * row + 10 * pair)
+                yuyv[at..<(at + 4)] = [base, 128 &+ UInt8(pair), base &+ 5, 120]
+            }
+        }
+        for fullRange in [true, false] {
+            var luma = [UInt8](repeating: 0, count: width * height)
+            var cb = [UInt8](repeating: 0, count: width / 2 * height), cr = cb
+            cpixels_yuyv_to_planes(yuyv, stride, Int32(width), Int32(height), &luma, &cb, &cr, fullRange ? 1 : 0)
+            for row in 0..<height {
+                for pair in 0..<(width / 2) {
+                    let at = row * stride + pair * 4
+                    let expectLuma = { (value: UInt8) in fullRange ? value : cpixels_expand_luma(value) }
+                    let expectChroma = { (value: UInt8) in fullRange ? value : cpixels_expand_chroma(value) }
+                    #expect(luma[row * width + 2 * pair] == expectLuma(yuyv[at]))
+                    #expect(luma[row * width + 2 * pair + 1] == expectLuma(yuyv[at + 2]))
+                    #expect(cb[row * width / 2 + pair] == expectChroma(yuyv[at + 1]))
+                    #expect(cr[row * width / 2 + pair] == expectChroma(yuyv[at + 3]))
+                }
+            }
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import CPixels
 import CTurboJPEG
 
 /// A JPEG ready to save, and what it shows.
@@ -54,23 +55,15 @@ public final class JPEGEncoder {
         else { throw CamrollError(.dataError, "YUYV frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)") }
         let chromaWidth = width / 2
         resizePlanes([width * height, chromaWidth * height, chromaWidth * height])
-        let (lumaMap, chromaMap) = frame.fullRange ? (Self.identity, Self.identity) : (Self.expandLuma, Self.expandChroma)
+        // In C, where the compiler vectorizes it: ~0.5 ms for a 1920x1080 frame, against ~4 ms
+        // through lookup tables in Swift, close to the ~4.5 ms of the encode itself.
         frame.bytes.withUnsafeBufferPointer { source in
             lumaPlane.withUnsafeMutableBufferPointer { luma in
                 cbPlane.withUnsafeMutableBufferPointer { cb in
                     crPlane.withUnsafeMutableBufferPointer { cr in
-                        for y in 0..<height {
-                            let row = source.baseAddress! + y * frame.bytesPerLine
-                            let lumaRow = luma.baseAddress! + y * width
-                            let cbRow = cb.baseAddress! + y * chromaWidth
-                            let crRow = cr.baseAddress! + y * chromaWidth
-                            for pair in 0..<chromaWidth {
-                                lumaRow[2 * pair] = lumaMap[Int(row[4 * pair])]
-                                cbRow[pair] = chromaMap[Int(row[4 * pair + 1])]
-                                lumaRow[2 * pair + 1] = lumaMap[Int(row[4 * pair + 2])]
-                                crRow[pair] = chromaMap[Int(row[4 * pair + 3])]
-                            }
-                        }
+                        cpixels_yuyv_to_planes(
+                            source.baseAddress, frame.bytesPerLine, Int32(width), Int32(height), luma.baseAddress,
+                            cb.baseAddress, cr.baseAddress, frame.fullRange ? 1 : 0)
                     }
                 }
             }
@@ -87,10 +80,13 @@ public final class JPEGEncoder {
         guard frame.bytes.count >= lumaSize + 2 * chromaSize else {
             throw CamrollError(.dataError, "YUV 4:2:0 frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
         }
-        let (lumaMap, chromaMap) = frame.fullRange ? (Self.identity, Self.identity) : (Self.expandLuma, Self.expandChroma)
-        lumaPlane = frame.bytes[0..<lumaSize].map { lumaMap[Int($0)] }
-        cbPlane = frame.bytes[lumaSize..<(lumaSize + chromaSize)].map { chromaMap[Int($0)] }
-        crPlane = frame.bytes[(lumaSize + chromaSize)..<(lumaSize + 2 * chromaSize)].map { chromaMap[Int($0)] }
+        resizePlanes([lumaSize, chromaSize, chromaSize])
+        frame.bytes.withUnsafeBufferPointer { source in
+            let planes = source.baseAddress!
+            Self.fill(&lumaPlane, from: planes, count: lumaSize, chroma: false, fullRange: frame.fullRange)
+            Self.fill(&cbPlane, from: planes + lumaSize, count: chromaSize, chroma: true, fullRange: frame.fullRange)
+            Self.fill(&crPlane, from: planes + lumaSize + chromaSize, count: chromaSize, chroma: true, fullRange: frame.fullRange)
+        }
         return try compressPlanes(
             width: width, height: height, strides: [width, chromaWidth, chromaWidth],
             subsampling: TJSAMP_420, quality: quality)
@@ -171,20 +167,18 @@ public final class JPEGEncoder {
         if crPlane.count != sizes[2] { crPlane = [UInt8](repeating: 0, count: sizes[2]) }
     }
 
-    // JPEG (JFIF) stores full-range YCbCr; cameras send limited range. Stretching through
-    // these tables keeps black black and white white, at no cost beyond the copy.
-    static let identity: [UInt8] = (0...255).map { UInt8($0) }
-    static let expandLuma: [UInt8] = (0...255).map { stretch($0, low: 16, span: 219, centre: nil) }
-    static let expandChroma: [UInt8] = (0...255).map { stretch($0, low: 16, span: 224, centre: 128) }
-
-    private static func stretch(_ value: Int, low: Int, span: Int, centre: Int?) -> UInt8 {
-        let scaled: Double
-        if let centre {
-            scaled = Double(centre) + Double(value - centre) * 255 / Double(span)
-        } else {
-            scaled = Double(value - low) * 255 / Double(span)
+    /// A plane copied, with limited range expanded to JPEG's full range (JFIF stores full-range
+    /// YCbCr; cameras send limited range: expanded, black stays black and white white).
+    private static func fill(
+        _ plane: inout [UInt8], from source: UnsafePointer<UInt8>, count: Int, chroma: Bool, fullRange: Bool
+    ) {
+        plane.withUnsafeMutableBufferPointer { plane in
+            if fullRange {
+                plane.baseAddress!.update(from: source, count: count)
+            } else {
+                cpixels_expand_plane(source, plane.baseAddress, count, chroma ? 1 : 0)
+            }
         }
-        return UInt8(max(0, min(255, scaled.rounded())))
     }
 
     static func globalError() -> String { String(cString: tjGetErrorStr2(nil)) }

@@ -8,7 +8,8 @@
 //   exif       a photo's EXIF block through libexif: Orientation, and rebuilt with camroll's tags
 //   png        `file:` PNG decoding with libspng, limit first, alpha flattened, then encoded
 //   preview    pick's input: terminal bytes decoded as keys; a frame of any claimed format and
-//              size (first 5 bytes) scaled for the preview and drawn live into a terminal of any size
+//              size (first 5 bytes) scaled for the preview, drawn live into a terminal of any
+//              size, and encoded
 import Foundation
 
 enum FuzzTarget: String {
@@ -109,6 +110,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? PreviewScaler().picture(of: frame, width: Int(bytes[0]) + 1, height: Int(bytes[4]) + 1)
         // The whole live path: fitted, scaled and drawn in half blocks into a terminal of any size.
         _ = try? livePainter?.draw(frame, fitting: 1 + Int(bytes[2]) % 60, rows: 1 + Int(bytes[4]) % 30, cell: nil)
+        // And the shot kept: encoded (YUYV and 4:2:0 through the C pixel loops).
+        _ = try? encoder?.encode(frame, quality: 50)
     }
     return 0
 }

@@ -90,6 +90,18 @@ import Testing
         #expect(cpixels_expand_luma(16) == 0 && cpixels_expand_luma(235) == 255 && cpixels_expand_chroma(128) == 128)
     }
 
+    /// 4:2:0 frames of odd sizes: turbojpeg reads luma in pairs of rows and columns, so the
+    /// plane is padded (the fuzz target `preview` caught a read past it at 1x511).
+    @Test(arguments: [(1, 511), (5, 3), (33, 17), (2, 2)])
+    func oddSizedYUV420FramesEncode(width: Int, height: Int) throws {
+        let chroma = ((width + 1) / 2) * ((height + 1) / 2)
+        let bytes = (0..<(width * height + 2 * chroma)).map { UInt8(truncatingIfNeeded: $0 * 37) }
+        let frame = Frame(format: .yuv420, width: width, height: height, bytesPerLine: width, bytes: bytes, sequence: 0,
+                          capturedAt: Date())
+        let encoded = try JPEGEncoder().encode(frame, quality: 90)
+        #expect(try JPEGDecoder().decodeRGB(encoded.bytes).0 == JPEGDecoder.Header(width: width, height: height))
+    }
+
     /// YUYV rows (with padding past the pixels) into the three planes, expanded or as they are.
     @Test func yuyvSplitsIntoPlanesRowByRow() {
         let width = 6, height = 2, stride = 16

@@ -87,9 +87,34 @@ public final class JPEGEncoder {
             Self.fill(&cbPlane, from: planes + lumaSize, count: chromaSize, chroma: true, fullRange: frame.fullRange)
             Self.fill(&crPlane, from: planes + lumaSize + chromaSize, count: chromaSize, chroma: true, fullRange: frame.fullRange)
         }
+        // turbojpeg reads 4:2:0 luma in whole pairs of columns and rows: for an odd width or
+        // height it would read past the plane (found by the fuzz target `preview`). Such a
+        // plane is padded, its last column and row repeated.
+        let lumaWidth = Int(tjPlaneWidth(0, Int32(width), Int32(TJSAMP_420.rawValue)))
+        let lumaHeight = Int(tjPlaneHeight(0, Int32(height), Int32(TJSAMP_420.rawValue)))
+        guard lumaWidth >= width, lumaHeight >= height,
+              Int(tjPlaneWidth(1, Int32(width), Int32(TJSAMP_420.rawValue))) == chromaWidth,
+              Int(tjPlaneHeight(1, Int32(height), Int32(TJSAMP_420.rawValue))) == chromaHeight
+        else { throw CamrollError(.dataError, "cannot encode a \(width)x\(height) 4:2:0 frame") }
+        if lumaWidth != width || lumaHeight != height {
+            lumaPlane = Self.padded(lumaPlane, width: width, height: height, to: lumaWidth, lumaHeight)
+        }
         return try compressPlanes(
-            width: width, height: height, strides: [width, chromaWidth, chromaWidth],
+            width: width, height: height, strides: [lumaWidth, chromaWidth, chromaWidth],
             subsampling: TJSAMP_420, quality: quality)
+    }
+
+    /// `plane` (`width` x `height`) in a `paddedWidth` x `paddedHeight` one, the last column and
+    /// row repeated into the padding.
+    static func padded(_ plane: [UInt8], width: Int, height: Int, to paddedWidth: Int, _ paddedHeight: Int) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: paddedWidth * paddedHeight)
+        for row in 0..<paddedHeight {
+            let from = min(row, height - 1) * width
+            for column in 0..<paddedWidth {
+                out[row * paddedWidth + column] = plane[from + min(column, width - 1)]
+            }
+        }
+        return out
     }
 
     private func encodeRGB24(_ frame: Frame, quality: Int) throws -> [UInt8] {

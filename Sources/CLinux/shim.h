@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 /* Turns O_DIRECT on or off for an open file: 0, or -1 with errno (EINVAL where the file system
@@ -46,6 +47,9 @@ static inline long long clinux_device_offset(int fd, unsigned long long offset) 
     if (offset < extent->fe_logical || offset - extent->fe_logical >= extent->fe_length) return -1;
     return (long long)(extent->fe_physical + (offset - extent->fe_logical));
 }
+
+/* getrandom(2): `length` bytes from the kernel's generator; the count, or -1 with errno. */
+static inline ssize_t clinux_getrandom(void *buffer, size_t length) { return getrandom(buffer, length, 0); }
 
 /* memmem (a GNU extension): where `needle` first occurs in `haystack`, or NULL. */
 static inline const void *clinux_memmem(const void *haystack, size_t haystack_length, const void *needle,

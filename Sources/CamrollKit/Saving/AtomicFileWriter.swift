@@ -46,6 +46,28 @@ public final class AtomicFileWriter {
     private var directoryFD: Int32 = -1
 
     private static let pid = getpid()
+    /// The kernel's random bytes (getrandom), fetched 4 KiB at a time: Swift's generator, and
+    /// glibc 2.36's arc4random, make a system call for each name, one per save.
+    private static let randomBits = Mutex(RandomBits())
+
+    struct RandomBits: ~Copyable {
+        private var pool = [UInt8](repeating: 0, count: 4096)
+        private var used = 4096
+
+        /// 48 bits (12 hex digits) no one else can predict.
+        mutating func next48() -> UInt64 {
+            if used + 6 > pool.count {
+                let filled = pool.withUnsafeMutableBytes { clinux_getrandom($0.baseAddress, $0.count) }
+                if filled != pool.count {
+                    // No getrandom (or interrupted): the standard generator, one name at a time.
+                    return UInt64.random(in: 0..<(1 << 48))
+                }
+                used = 0
+            }
+            defer { used += 6 }
+            return pool[used..<(used + 6)].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+    }
     /// What a temporary name adds to the final one: `.` in front, `.camroll-PID-RANDOM.tmp` after.
     private static let temporarySuffixBytes = 1 + ".camroll-\(Int32.max)-".utf8.count + 12 + ".tmp".utf8.count
 
@@ -55,11 +77,7 @@ public final class AtomicFileWriter {
         let room = Int(NAME_MAX) - temporarySuffixBytes
         var kept = Substring(name)
         while kept.utf8.count > room { kept = kept.dropLast() }
-        // glibc's arc4random: a ChaCha20 stream seeded from the kernel, without the getrandom
-        // system call per name that Swift's default generator makes (one per save).
-        var bits: UInt64 = 0
-        arc4random_buf(&bits, MemoryLayout<UInt64>.size)
-        let random = String(bits & ((1 << 48) - 1), radix: 16)
+        let random = String(randomBits.withLock { $0.next48() }, radix: 16)
         let padded = String(repeating: "0", count: 12 - random.count) + random
         return ".\(kept).camroll-\(pid)-\(padded).tmp"
     }

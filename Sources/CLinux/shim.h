@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 /* Turns O_DIRECT on or off for an open file: 0, or -1 with errno (EINVAL where the file system
@@ -48,7 +47,10 @@ static inline long long clinux_device_offset(int fd, unsigned long long offset) 
     return (long long)(extent->fe_physical + (offset - extent->fe_logical));
 }
 
-/* getrandom(2): `length` bytes from the kernel's generator; the count, or -1 with errno. */
+/* getrandom(2): `length` bytes from the kernel's generator; the count, or -1 with errno.
+ * Declared here rather than through <sys/random.h>: that header brings <sys/select.h> in with
+ * _GNU_SOURCE's field names, which then clash with the Glibc module's own fd_set. */
+extern ssize_t getrandom(void *buffer, size_t length, unsigned int flags);
 static inline ssize_t clinux_getrandom(void *buffer, size_t length) { return getrandom(buffer, length, 0); }
 
 /* memmem (a GNU extension): where `needle` first occurs in `haystack`, or NULL. */

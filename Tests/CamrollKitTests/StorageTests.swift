@@ -187,6 +187,10 @@ import Testing
         #expect(dir.files(in: "out", suffix: ".jpg").count == 7)
         #expect(result.stdout.contains("\"event\":\"summary\"") && !result.stdout.contains("\"filled\""))
         #expect(result.stdout.contains("\"free_bytes\""))
+        // The bound is not a total: the count stands alone in the summary.
+        let text = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48", "--fill", "-n", "3", "-o", dir.file("text/{seq}.jpg"), "--db", dir.file("c.sqlite3")])
+        #expect(text.status == 0 && text.stdout.hasPrefix("saved 3 files, "), "\(text.stdout)")
         let pick = try CamrollBinary.run(["pick", "-d", "pattern", "--fill"])
         #expect(pick.status == 64 && pick.stderr.contains("camroll snap --fill"), "\(pick.stderr)")
     }

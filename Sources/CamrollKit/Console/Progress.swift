@@ -87,11 +87,13 @@ enum Units {
 func summaryText(_ summary: RunSummary) -> String {
     let p = summary.progress
     let head: String
+    // A fill's total is only an upper bound (a billion without -n): its count stands alone.
+    let count = p.freeBytes != nil ? "\(p.done)" : "\(p.done)/\(p.total)"
     switch summary.status {
-    case .completed where p.filled: head = "filled \(p.done)"
-    case .completed, .running: head = "saved \(p.done)/\(p.total)"
-    case .cancelled: head = "cancelled after \(p.done)/\(p.total)"
-    case .failed: head = "failed after \(p.done)/\(p.total)"
+    case .completed where p.filled: head = "filled \(count)"
+    case .completed, .running: head = "saved \(count)"
+    case .cancelled: head = "cancelled after \(count)"
+    case .failed: head = "failed after \(count)"
     }
     var lines = [
         "\(head) files, \(Units.bytes(p.bytes)) in \(Units.duration(microseconds: p.elapsedMicroseconds))"

@@ -224,6 +224,11 @@ import Testing
         // One bar per histogram bucket, each as tall as its count.
         #expect(svg.components(separatedBy: "fill=\"#9467bd\"").count - 1 == LatencyBuckets(sorted).buckets.count)
 
+        // With --json too, the plot is written and named.
+        let json = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("json.svg"), "--json"])
+        #expect(json.stdout.contains("\"plot\":\"\(dir.file("json.svg"))\""), "\(json.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("json.svg")))
+
         let png = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("run.png")])
         #expect(png.status == 64 && png.stderr.contains("rsvg-convert"), "\(png.stderr)")
     }

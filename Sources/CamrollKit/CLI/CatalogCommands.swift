@@ -473,14 +473,25 @@ struct CatalogCommands {
         let jobRates = jobs.keys.sorted().map { job in
             (job: job, saves: jobs[job]!.saves, bytes: jobs[job]!.bytes, mbPerSecond: span > 0 ? Double(jobs[job]!.bytes) / 1e6 / span : 0)
         }
+        // The run in time: a compact chart in the text, all three charts in the SVG.
+        let timeline = try SaveTimeline(catalog: catalog, runID: runID)
+        var plotted: String?
+        if let plot, let timeline {
+            let path = AbsolutePath.resolve(plot)
+            let svg = Array(RunPlot.svg(timeline).utf8)
+            try svg.withUnsafeBytes { _ = try AtomicFileWriter(existing: .replace, sync: false).write([$0], to: path) }
+            plotted = path
+        }
         if global.json {
-            console.out(JSONLine.encode([
+            var object: [String: Any] = [
                 "jobs": jobRates.map { ["job": $0.job, "saves": $0.saves, "bytes": $0.bytes, "mb_per_s": $0.mbPerSecond] as [String: Any] },
                 "saves": durations.count, "bytes": bytes, "saves_per_s": savesPerSecond, "mb_per_s": megabytesPerSecond,
                 "latency_us": ["p50": percentile(0.5), "p95": percentile(0.95), "p99": percentile(0.99),
                                "max": durations.last ?? 0, "min": durations.first ?? 0],
                 "histogram": histogram.buckets.map { ["le_us": $0.upper, "count": $0.count] },
-            ] as [String: Any]))
+            ]
+            if let plotted { object["plot"] = plotted }
+            console.out(JSONLine.encode(object))
             return .success
         }
         var text = "\(durations.count) saves, \(Units.bytes(bytes)) over \(Units.duration(microseconds: Int(span * 1e6))): "
@@ -494,15 +505,8 @@ struct CatalogCommands {
         }
         text += "\n"
         text += histogram.text()
-        // The run in time: a compact chart here, all three charts in the SVG.
-        let timeline = try SaveTimeline(catalog: catalog, runID: runID)
         if let timeline { text += "\n" + ThroughputChart.text(timeline, width: min(console.stdoutColumns ?? 72, 120)) }
-        if let plot, let timeline {
-            let path = AbsolutePath.resolve(plot)
-            let svg = Array(RunPlot.svg(timeline).utf8)
-            try svg.withUnsafeBytes { _ = try AtomicFileWriter(existing: .replace, sync: false).write([$0], to: path) }
-            text += "charts of run \(timeline.runID) written to \(path)\n"
-        }
+        if let plotted, let timeline { text += "charts of run \(timeline.runID) written to \(plotted)\n" }
         console.out(text)
         return .success
     }

@@ -247,7 +247,7 @@ public final class Verifier {
     }
 
     /// Where the saves of one run lie on the device: where the file system says (FIEMAP: ext4,
-    /// XFS, btrfs, FAT), each file's first byte's place on its device; where it does not, as a
+    /// XFS, btrfs), each file's first byte's place on its device; where it does not, as a
     /// file system lays files written one after another, each from where the previous one's
     /// last block ended (deleted saves too: they were written). On a device that wraps around,
     /// a later save's place minus that of the earlier one it landed on is where it wraps.

@@ -47,11 +47,23 @@ import Testing
         let arguments = ["-d", "pattern", "-r", "64x48", "-n", "1000000", "--json", "--thumbnail", "none",
                          "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")]
         let command = how == "renamed" ? [copy] + arguments : ["/usr/bin/unshare", "--pid", "--fork", "--mount-proc", CamrollBinary.path] + arguments
-        let process = CamrollBinary.programProcess(command)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // A child another test forks just as the copy is written holds it open for writing until
+        // that child execs, and an exec of the copy then fails with ETXTBSY: tried again.
+        var started: (process: Process, out: Pipe)?
+        for attempt in 1...40 where started == nil {
+            let process = CamrollBinary.programProcess(command)
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = FileHandle.nullDevice
+            do {
+                try process.run()
+                started = (process, out)
+            } catch let error as NSError where attempt < 40
+                && (error.userInfo[NSUnderlyingErrorKey] as? NSError)?.code == Int(ETXTBSY) {
+                usleep(50_000)
+            }
+        }
+        let (process, out) = try #require(started)
         _ = try out.fileHandleForReading.read(upToCount: 1)  // the start event
         usleep(300_000)
         let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")])

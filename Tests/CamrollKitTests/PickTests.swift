@@ -9,13 +9,14 @@ final class TmuxPane {
     let directory: TemporaryDirectory
 
     /// Runs `camroll pick` with `arguments` in a `width` x `height` pane, from a shell that
-    /// records the terminal's settings before and after, and the exit status.
+    /// records the terminal's settings before and after, and the exit status (last: a test that
+    /// has seen the status reads the settings after).
     init(_ arguments: [String], width: Int = 100, height: Int = 30, directory: TemporaryDirectory) throws {
         self.directory = directory
         let quoted = ([CamrollBinary.path, "pick"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
         let script = """
-            cd '\(directory.path)'; stty -a > stty.before; \(quoted); echo $? > status.tmp; mv status.tmp status; \
-            stty -a > stty.after; sleep 600
+            cd '\(directory.path)'; stty -a > stty.before; \(quoted); s=$?; stty -a > stty.after; \
+            echo $s > status.tmp; mv status.tmp status; sleep 600
             """
         try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), "sh", "-c", script])
     }

@@ -7,11 +7,12 @@ TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimag
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs
 BENCH_PACKAGES := fswebcam ffmpeg libjpeg-turbo-progs
 STORAGE_BENCH_PACKAGES := f3 fio e2fsprogs
+STARTUP_BENCH_PACKAGES := qemu-user
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test vm-test vm-bench interrupt fuzz bench bench-storage deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test vm-test vm-bench interrupt fuzz bench bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -88,6 +89,12 @@ vm-bench: vm-deps
 
 bench: test-deps
 	python3 Benchmarks/bench.py
+
+# The code a one-photo snap runs for the first time, counted under qemu-user: the blocks TCG
+# translates, per library (deterministic, unlike wall times here), and the phases' times.
+bench-startup: deps
+	$(call ensure_packages,$(STARTUP_BENCH_PACKAGES))
+	python3 Benchmarks/startup.py
 
 # camroll --fill/verify against f3write/f3read, --jobs N against fio, on a tmpfs and an ext4
 # image on a loop device (mounting needs root).

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* Turns O_DIRECT on or off for an open file: 0, or -1 with errno (EINVAL where the file system
@@ -52,6 +53,10 @@ static inline long long clinux_device_offset(int fd, unsigned long long offset) 
  * _GNU_SOURCE's field names, which then clash with the Glibc module's own fd_set. */
 extern ssize_t getrandom(void *buffer, size_t length, unsigned int flags);
 static inline ssize_t clinux_getrandom(void *buffer, size_t length) { return getrandom(buffer, length, 0); }
+
+/* Names the calling thread (at most 15 bytes are kept) for top -H, ps -L and perf; prctl is
+ * variadic, which Swift cannot call. */
+static inline int clinux_name_this_thread(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
 /* memmem (a GNU extension): where `needle` first occurs in `haystack`, or NULL. */
 static inline const void *clinux_memmem(const void *haystack, size_t haystack_length, const void *needle,

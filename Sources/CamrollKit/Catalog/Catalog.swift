@@ -141,6 +141,11 @@ public final class Catalog {
     /// Brings the schema up to date one step at a time. Each step reads the version inside its
     /// own write transaction, so two processes opening a new catalog at once do not both migrate.
     private func migrate() throws {
+        // Up to date, as a catalog almost always is: no write transaction (taking the write lock
+        // and committing nothing is work a one-photo run does not need).
+        let seen = try database.scalarInt("PRAGMA user_version") ?? 0
+        if seen > Self.schemaVersion { try checkVersion(seen) }
+        if seen == Self.schemaVersion { return }
         while true {
             let done: Bool = try database.transaction {
                 let current = try database.scalarInt("PRAGMA user_version") ?? 0

@@ -1,19 +1,20 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 
 /// Writes the catalog on a thread of its own, so SQLite's work overlaps the writing of the next
 /// files instead of adding to it. Save rows are queued and committed in one transaction at most
-/// `commitInterval` later; `flush()` commits everything queued, and every other use of the
-/// catalog goes through `perform`, on the same queue, so the connection has one user at a time.
+/// `commitIntervalMicroseconds` later; `flush()` commits everything queued, and every other use
+/// of the catalog goes through `perform`, on the same thread, so the connection has one user at a
+/// time.
 ///
 /// When a commit fails (catalog disk full, locked too long, deleted), its rows are kept, not
 /// dropped: `failure` tells the saver to stop at once, a last `flush()` tries them once more,
 /// and `unrecordedCount` says how many files are left without a row for `verify --repair`.
 final class SaveRecorder: @unchecked Sendable {
     private let catalog: Catalog
-    private let queue = DispatchQueue(label: "camroll.catalog")
-    private let commitInterval: DispatchTimeInterval
+    /// The catalog's thread: every use of the connection runs on it.
+    private let thread = SerialThread(name: "camroll-catalog")
+    private let commitIntervalMicroseconds: Int
     private let lock = Lock()
     // Guarded by `lock`:
     private var pending: [Catalog.NewSave] = []
@@ -21,21 +22,21 @@ final class SaveRecorder: @unchecked Sendable {
     private var drainScheduled = false
     private var failure: Error?
 
-    init(catalog: Catalog, commitInterval: DispatchTimeInterval = .milliseconds(50)) {
+    init(catalog: Catalog, commitIntervalMicroseconds: Int = 50_000) {
         self.catalog = catalog
-        self.commitInterval = commitInterval
+        self.commitIntervalMicroseconds = commitIntervalMicroseconds
     }
 
     /// Runs `body` with the catalog, after every queued row has been committed.
     func perform<T>(_ body: (Catalog) throws -> T) throws -> T {
         try flush()
-        return try queue.sync { try body(catalog) }
+        return try thread.sync { try body(catalog) }
     }
 
     /// Records the run's end and checkpoints the catalog, whether or not earlier rows could be
     /// committed (the caller decides whether the run may be closed).
     func closeRun(_ id: Int, status: Catalog.RunStatus, error: String?) throws {
-        try queue.sync {
+        try thread.sync {
             try catalog.finishRun(id, status: status, error: error)
             catalog.checkpoint()
         }
@@ -59,14 +60,14 @@ final class SaveRecorder: @unchecked Sendable {
             return !drainScheduled
         }
         if schedule {
-            queue.asyncAfter(deadline: .now() + commitInterval) { [self] in drain() }
+            thread.async(afterMicroseconds: commitIntervalMicroseconds) { [self] in drain() }
         }
     }
 
     /// Commits every queued row (retrying, once, rows an earlier commit failed to write);
     /// returns once they are in the catalog, or throws why they are not.
     func flush() throws {
-        queue.sync {
+        thread.sync {
             drain()
             retryUnrecorded()
         }
@@ -76,7 +77,7 @@ final class SaveRecorder: @unchecked Sendable {
     /// Files under their final names whose rows are not in the catalog.
     var unrecordedCount: Int { lock.withLock { unrecorded.count + pending.count } }
 
-    /// On `queue` only.
+    /// On `thread` only.
     private func drain() {
         let rows: [Catalog.NewSave] = lock.withLock {
             drainScheduled = false
@@ -92,7 +93,7 @@ final class SaveRecorder: @unchecked Sendable {
         }
     }
 
-    /// On `queue` only.
+    /// On `thread` only.
     private func retryUnrecorded() {
         let rows: [Catalog.NewSave] = lock.withLock { unrecorded }
         guard !rows.isEmpty else { return }

@@ -1,21 +1,23 @@
-import Dispatch
-
-/// A value being computed on another thread; `value()` waits for it (or its error).
+/// A value being computed on a thread of its own; `value()` waits for it (or its error).
 final class Pending<Value>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    // Written once by the worker before `done` is signalled; read only after waiting for it.
+    private let condition = Condition()
+    // Guarded by `condition`; set once.
     private var result: Result<Value, Error>?
 
     init(_ body: @escaping @Sendable () throws -> Value) {
-        DispatchQueue.global().async {
-            self.result = Result { try body() }
-            self.done.signal()
+        startThread { [self] in
+            let outcome = Result { try body() }
+            condition.withLock {
+                result = outcome
+                condition.broadcast()
+            }
         }
     }
 
     func value() throws -> Value {
-        done.wait()
-        done.signal()  // so that a later call returns at once too
-        return try result!.get()
+        try condition.withLock {
+            while result == nil { condition.wait() }
+            return result!
+        }.get()
     }
 }

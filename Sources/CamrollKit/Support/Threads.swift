@@ -30,3 +30,22 @@ func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     }
     for thread in threads { pthread_join(thread, nil) }
 }
+
+/// Runs `body` on a new detached thread (or, when no thread can be had, now on this one).
+func startThread(_ body: @escaping @Sendable () -> Void) {
+    final class Work: @unchecked Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let work = Unmanaged.passRetained(Work(body)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(&thread, nil, { context in
+        Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
+        return nil
+    }, work)
+    if started == 0 {
+        pthread_detach(thread)
+    } else {
+        Unmanaged<Work>.fromOpaque(work).takeRetainedValue().body()
+    }
+}

@@ -185,7 +185,7 @@ struct DeviceCommands {
             return finding.exitCode
         }
         do {
-            let caps = try V4L2Device(path: path).capabilities()
+            let caps = try V4L2Device(path: path, throughLibv4l2: false).capabilities()
             guard caps.canCapture else {
                 console.error("\(path) (\(caps.card)) cannot capture video",
                               hint: "It may be a metadata node; list the cameras with 'camroll devices'.")

@@ -30,7 +30,7 @@ public enum DeviceList {
                               byPath: links(in: "/dev/v4l/by-path", to: path), access: access, openError: nil)
             guard access.ok else { return entry }
             do {
-                let caps = try V4L2Device(path: path).capabilities()
+                let caps = try V4L2Device(path: path, throughLibv4l2: false).capabilities()
                 guard caps.canCapture else { return nil }
                 entry.capabilities = caps
             } catch let error as CamrollError {

@@ -63,12 +63,19 @@ public final class V4L2Camera: FrameSource {
         let finding = AccessCheck.examine(path: path)
         guard finding.ok else { throw CamrollError(finding.exitCode, finding.message, hint: finding.hint) }
         deviceName = path
-        device = try V4L2Device(path: path)
+        // Without libv4l2 first: a camera that offers YUYV or MJPEG itself (most do) needs none
+        // of it, and opening through it is most of the camera's start-up cost on a slow machine.
+        device = try V4L2Device(path: path, throughLibv4l2: false)
         self.cancellation = cancellation
         self.timeoutMicroseconds = request.timeoutMicroseconds
         self.checksEveryFrame = request.checksEveryFrame
 
-        let caps = try device.capabilities()
+        var caps = try device.capabilities()
+        if !caps.canCapture || !caps.canStream {
+            // A multi-planar-only driver: libv4l2's plugin presents it as a single-planar one.
+            device.useLibv4l2()
+            caps = try device.capabilities()
+        }
         guard caps.canCapture else {
             throw CamrollError(.noInput, "\(path) (\(caps.card)) cannot capture video",
                                hint: "It may be a metadata node; list the cameras with 'camroll devices'.")
@@ -76,7 +83,13 @@ public final class V4L2Camera: FrameSource {
         guard caps.canStream else {
             throw CamrollError(.unavailable, "\(path) (\(caps.card)) does not support streaming I/O")
         }
-        (format, resolution) = try Self.choose(request, device: device)
+        var choice = try? Self.choose(request, device: device)
+        if choice.map({ !Self.handledWithoutConversion.contains($0.0) }) ?? true {
+            // A format camroll does not read itself, or one only libv4l2's conversions offer.
+            device.useLibv4l2()
+            choice = nil
+        }
+        (format, resolution) = try choice ?? Self.choose(request, device: device)
         framesPerSecond = nil
         card = caps.card
         try CameraControls(device: device).apply(request.controls)
@@ -132,6 +145,10 @@ public final class V4L2Camera: FrameSource {
 
     /// Picks the pixel format and size: MJPEG (saved as it comes), then YUYV, then anything
     /// else libv4lconvert can turn into YUV; the largest size unless `-r` says otherwise.
+    /// The formats camroll reads itself, straight from the driver (MJPEG passed through, YUYV
+    /// split into planes); any other goes through libv4l2, which may convert it.
+    static let handledWithoutConversion: Set<PixelFormat> = [.mjpeg, .jpeg, .yuyv]
+
     static func choose(_ request: Request, device: V4L2Device) throws -> (PixelFormat, Resolution) {
         let offered = device.formats()
         let native = offered.filter { !$0.emulated }.map(\.format)

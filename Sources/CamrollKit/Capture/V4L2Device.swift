@@ -2,11 +2,15 @@ import CV4L2
 import FoundationEssentials
 import Glibc
 
-/// An open V4L2 device node, through libv4l2 (which also handles devices that need a plugin).
-/// Every ioctl goes through `ioctl(_:_:_:)`: EINTR is retried, and a failure names the call.
+/// An open V4L2 device node, through libv4l2 (which also handles devices that need a plugin) or
+/// not. Every ioctl goes through `ioctl(_:_:_:)`: EINTR is retried, and a failure names the call.
 public final class V4L2Device {
     public let path: String
     let fd: Int32
+    /// Whether libv4l2 has taken the descriptor on: its format conversions (emulated formats),
+    /// plugins (multi-planar-only drivers) and software controls. Until then its calls pass
+    /// straight to the kernel.
+    public private(set) var throughLibv4l2 = false
 
     /// A failed ioctl: which one, and errno.
     public struct IoctlError: Error, CustomStringConvertible {
@@ -25,9 +29,10 @@ public final class V4L2Device {
         public var canStream: Bool { deviceCaps & CV4L2_CAP_STREAMING != 0 }
     }
 
-    /// Opens `path` read-write, non-blocking (frames are waited for with poll and a timeout).
-    /// Errors are the user-facing ones: missing node, permission, busy, not a camera.
-    public init(path: String) throws {
+    /// Opens `path` read-write, non-blocking (frames are waited for with poll and a timeout),
+    /// through libv4l2 unless `throughLibv4l2` is false (see `useLibv4l2`). Errors are the
+    /// user-facing ones: missing node, permission, busy, not a camera.
+    public init(path: String, throughLibv4l2: Bool = true) throws {
         self.path = path
         let raw = retryingOnInterrupt { open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
         guard raw >= 0 else { throw AccessCheck.openError(path: path, errno: errno) }
@@ -37,9 +42,19 @@ public final class V4L2Device {
             throw CamrollError(.noInput, "\(path) is not a camera (not a V4L2 device)",
                                hint: "List the cameras with 'camroll devices'.")
         }
+        fd = raw
+        if throughLibv4l2 { useLibv4l2() }
+    }
+
+    /// Hands the descriptor to libv4l2 (once; before streaming). Opening through it costs what a
+    /// camera that offers YUYV or MJPEG itself never needs: libv4lconvert asks the driver for
+    /// every format and size, and the plugins are loaded (under TCG, `make vm-bench`'s raw grab
+    /// with and without it shows the difference).
+    func useLibv4l2() {
+        guard !throughLibv4l2 else { return }
         cv4l2_silence_library_log()
-        let wrapped = cv4l2_fd_open(raw)
-        self.fd = wrapped >= 0 ? wrapped : raw
+        // libv4l2 keeps the descriptor's number; on failure the device is used without it.
+        throughLibv4l2 = cv4l2_fd_open(fd) >= 0
     }
 
     deinit { cv4l2_close(fd) }

@@ -91,7 +91,7 @@ bench: test-deps
 	python3 Benchmarks/bench.py
 
 # The code a one-photo snap runs for the first time, counted under qemu-user: the blocks TCG
-# translates, per library (deterministic, unlike wall times here), and the phases' times.
+# translates, per library (steady to ~2%, unlike wall times here), and the phases' times.
 bench-startup: deps
 	$(call ensure_packages,$(STARTUP_BENCH_PACKAGES))
 	python3 Benchmarks/startup.py

@@ -4,8 +4,9 @@
 Under qemu's TCG (the VM suite's accelerator here) and on a cold small board alike, a short
 process pays for every piece of code it runs once: qemu translates each basic block the first
 time it is reached, and that translation, not the running, is most of a one-photo run's time
-there (`make vm-bench` shows the phases). The count of translated blocks is deterministic, so it
-shows what a change adds or removes where wall times on a shared machine cannot.
+there (`make vm-bench` shows the phases). The count of translated blocks hardly varies (by up to
+~2% between runs: the catalog thread's commits fall at different moments), so it shows what a
+change adds or removes where wall times on a shared machine cannot.
 
 This runs the static release binary the VM suite uses under qemu-user (`qemu-x86_64 -d in_asm`)
 for `snap -d pattern -r 640x480 --skip 0 -n 1` into an existing catalog, and prints the blocks

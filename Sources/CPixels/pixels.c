@@ -53,3 +53,23 @@ void cpixels_expand_plane(const uint8_t *restrict from, uint8_t *restrict to, si
         for (size_t i = 0; i < count; i++) to[i] = luma_full(from[i]);
     }
 }
+
+void cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, uint8_t *to, int to_width,
+                         int to_height) {
+    for (int y = 0; y < to_height; y++) {
+        int y0 = (int)((int64_t)y * height / to_height);
+        int y1 = (int)((int64_t)(y + 1) * height / to_height);
+        if (y1 <= y0) y1 = y0 + 1;
+        for (int x = 0; x < to_width; x++) {
+            int x0 = (int)((int64_t)x * width / to_width);
+            int x1 = (int)((int64_t)(x + 1) * width / to_width);
+            if (x1 <= x0) x1 = x0 + 1;
+            uint64_t sum = 0;
+            for (int sy = y0; sy < y1; sy++) {
+                const uint8_t *row = from + (size_t)sy * stride;
+                for (int sx = x0; sx < x1; sx++) sum += row[sx];
+            }
+            to[(size_t)y * to_width + x] = (uint8_t)(sum / ((uint64_t)(y1 - y0) * (uint64_t)(x1 - x0)));
+        }
+    }
+}

@@ -35,6 +35,40 @@ import Testing
         }
     }
 
+    /// A YUYV frame's thumbnail comes from the planes the encoder split it into, not from
+    /// decoding the JPEG: the same picture either way, at the size Thumbnail fits.
+    @Test(arguments: [(1280, 720), (640, 480), (322, 241), (2, 1)])
+    func aThumbnailFromTheFramesPlanesShowsWhatTheDecodedJPEGShows(width: Int, height: Int) throws {
+        let frame = try TestPattern(resolution: Resolution(width: width, height: height)).nextFrame()
+        let pipeline = try ImagePipeline(quality: 90, thumbnailBox: Thumbnail.defaultBox)
+        let image = try pipeline.jpeg(from: frame)
+        let fromPlanes = try #require(image.thumbnail)
+        #expect(try pipeline.thumbnail(of: image) == fromPlanes)
+        let fromJPEG = try Thumbnail.make(from: image.bytes, fitting: Thumbnail.defaultBox, encoder: JPEGEncoder())
+        let (planesSize, planesRGB) = try JPEGDecoder().decodeRGB(fromPlanes)
+        let (jpegSize, jpegRGB) = try JPEGDecoder().decodeRGB(fromJPEG)
+        let fitted = Thumbnail.fittedSize(width, height, inside: Thumbnail.defaultBox)
+        #expect(planesSize == JPEGDecoder.Header(width: fitted.width, height: fitted.height))
+        #expect(planesSize == jpegSize)
+        let difference = zip(planesRGB, jpegRGB).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }
+        let meanDifference = Double(difference) / Double(planesRGB.count)
+        // Colour bars with sharp edges, each thumbnail through its own lossy steps and scaling:
+        // 3-7 levels apart on average here; a picture mixed up is ~120.
+        #expect(meanDifference < 10, "mean difference \(meanDifference) levels")
+        guard width == 640 else { return }
+        // And the colours themselves: the middle of each 75% bar, halfway down.
+        let expected: [(Int, Int, Int)] = [
+            (191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0),
+            (191, 0, 191), (191, 0, 0), (0, 0, 191), (0, 0, 0),
+        ]
+        for (bar, colour) in expected.enumerated() {
+            let offset = (60 * fitted.width + bar * 20 + 10) * 3
+            let got = (Int(planesRGB[offset]), Int(planesRGB[offset + 1]), Int(planesRGB[offset + 2]))
+            #expect(abs(got.0 - colour.0) <= 12 && abs(got.1 - colour.1) <= 12 && abs(got.2 - colour.2) <= 12,
+                    "bar \(bar): got \(got), expected about \(colour)")
+        }
+    }
+
     @Test func successiveFramesDiffer() throws {
         let pattern = TestPattern(resolution: Resolution(width: 320, height: 180))
         let first = try pattern.nextFrame(), second = try pattern.nextFrame()

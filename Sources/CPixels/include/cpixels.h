@@ -3,7 +3,8 @@
 /*
  * The per-pixel loops of camroll's JPEG path, in C so that the compiler vectorizes them: a
  * YUYV frame split into the planes turbojpeg compresses, with the limited-range expansion
- * (luma 16–235, chroma 16–240, to JPEG's 0–255) on the way.
+ * (luma 16–235, chroma 16–240, to JPEG's 0–255) on the way; planes averaged down for a
+ * thumbnail.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,12 @@ void cpixels_yuyv_to_planes(const uint8_t *yuyv, size_t stride, int width, int h
 /* Copies `count` samples of a plane, expanding limited range to full (`chroma`: 16–240 around
  * 128; else luma, 16–235). */
 void cpixels_expand_plane(const uint8_t *from, uint8_t *to, size_t count, int chroma);
+
+/* A plane of width x height (`stride` bytes a row) reduced to to_width x to_height (not larger):
+ * each sample the mean of the block of samples it covers; the blocks tile the plane, so every
+ * sample counts once (as Thumbnail.averaged does for RGB). */
+void cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, uint8_t *to, int to_width,
+                         int to_height);
 
 /* What the expansions give for one sample (for the tests). */
 uint8_t cpixels_expand_luma(uint8_t value);

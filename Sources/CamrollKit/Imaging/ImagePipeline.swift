@@ -75,7 +75,10 @@ public final class ImagePipeline {
             pixels = try pixels.cropped(rect).resized(to: fittedTarget(for: rect))
             work = Work(image: try encoder.encode(pixels.frame, quality: quality), orientation: nil, changed: true)
         default:
-            work = Work(image: try encoder.encode(frame, quality: quality), orientation: nil, changed: true)
+            // Uncropped, the thumbnail shows the frame as encoded: the encoder makes it from the
+            // planes it has (YUYV), rather than decoding the JPEG for it afterwards.
+            let image = try encoder.encode(frame, quality: quality, thumbnailBox: edits.crop == nil ? thumbnailBox : nil)
+            work = Work(image: image, orientation: nil, changed: true)
             if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1) }
         }
 
@@ -86,9 +89,11 @@ public final class ImagePipeline {
             let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
             work.changed = true
             let segment = exifSegment(for: work, frame)
+            let thumbnail = work.image.thumbnail  // the same picture, at a lower quality
             work.image = try fitting(
                 RGBImage(width: header.width, height: header.height, pixels: rgb).frame,
                 under: maxBytes - (segment?.count ?? 0), limit: maxBytes)
+            work.image.thumbnail = thumbnail
             if let segment { work.image.bytes = JPEGSegments.replacingExif(in: work.image.bytes, with: segment) }
         }
         return work.image
@@ -189,6 +194,7 @@ public final class ImagePipeline {
     /// The capture's thumbnail, or nil when thumbnails are off.
     public func thumbnail(of image: EncodedImage) throws -> [UInt8]? {
         guard let thumbnailBox else { return nil }
+        if let made = image.thumbnail { return made }
         return try Thumbnail.make(from: image.bytes, fitting: thumbnailBox, encoder: encoder)
     }
 }

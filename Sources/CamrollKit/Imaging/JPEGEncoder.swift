@@ -8,6 +8,9 @@ public struct EncodedImage: Sendable {
     public var height: Int
     /// The quality it was encoded at; nil when the bytes came from the source as they are.
     public var quality: Int?
+    /// The capture's thumbnail, when the encoder could make it on the way from the frame's own
+    /// planes (see `JPEGEncoder.encode`); nil: `ImagePipeline.thumbnail` decodes the JPEG for it.
+    public var thumbnail: [UInt8]? = nil
 }
 
 /// Encodes raw frames to JPEG with libturbojpeg. Reuses its buffers from frame to frame.
@@ -33,19 +36,47 @@ public final class JPEGEncoder {
     }
 
     /// Encodes YUYV (straight to planar 4:2:2, never through RGB), planar YUV 4:2:0 or RGB24.
-    public func encode(_ frame: Frame, quality: Int) throws -> EncodedImage {
+    /// With `thumbnailBox`, a YUYV frame's thumbnail is made too, from the planes just encoded:
+    /// no JPEG decoding, and none of the decoder's code run for it (see Thumbnail).
+    public func encode(_ frame: Frame, quality: Int, thumbnailBox: Resolution? = nil) throws -> EncodedImage {
         guard frame.width > 0, frame.height > 0, !frame.bytes.isEmpty else {
             throw CamrollError(.dataError, "empty \(frame.width)x\(frame.height) frame: nothing to encode")
         }
+        var thumbnail: [UInt8]?
         let bytes: [UInt8]
         switch frame.format {
-        case .yuyv: bytes = try encodeYUYV(frame, quality: quality)
+        case .yuyv:
+            bytes = try encodeYUYV(frame, quality: quality)
+            if let thumbnailBox { thumbnail = try thumbnailOfPlanes(width: frame.width, height: frame.height, fitting: thumbnailBox) }
         case .yuv420: bytes = try encodeYUV420(frame, quality: quality)
         case .rgb24: bytes = try encodeRGB24(frame, quality: quality)
         default:
             throw CamrollError(.dataError, "cannot encode pixel format \(frame.format) to JPEG")
         }
-        return EncodedImage(bytes: bytes, width: frame.width, height: frame.height, quality: quality)
+        return EncodedImage(bytes: bytes, width: frame.width, height: frame.height, quality: quality, thumbnail: thumbnail)
+    }
+
+    /// The thumbnail of the 4:2:2 planes `encodeYUYV` left (`width` x `height`): each plane
+    /// averaged down to the thumbnail's size (chroma too: 4:4:4, so any size works), encoded
+    /// at Thumbnail.quality.
+    private func thumbnailOfPlanes(width: Int, height: Int, fitting box: Resolution) throws -> [UInt8] {
+        let size = Thumbnail.fittedSize(width, height, inside: box)
+        let chromaWidth = width / 2
+        func averaged(_ plane: [UInt8], width: Int) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: size.width * size.height)
+            plane.withUnsafeBufferPointer { from in
+                out.withUnsafeMutableBufferPointer { to in
+                    cpixels_box_average(
+                        from.baseAddress, width, Int32(width), Int32(height), to.baseAddress, Int32(size.width),
+                        Int32(size.height))
+                }
+            }
+            return out
+        }
+        return try compressPlanes(
+            averaged(lumaPlane, width: width), averaged(cbPlane, width: chromaWidth),
+            averaged(crPlane, width: chromaWidth), width: size.width, height: size.height,
+            strides: [size.width, size.width, size.width], subsampling: TJSAMP_444, quality: Thumbnail.quality)
     }
 
     private func encodeYUYV(_ frame: Frame, quality: Int) throws -> [UInt8] {
@@ -134,15 +165,22 @@ public final class JPEGEncoder {
         return try collect(status: status, size: size)
     }
 
+    private func compressPlanes(width: Int, height: Int, strides: [Int], subsampling: TJSAMP, quality: Int) throws -> [UInt8] {
+        try compressPlanes(
+            lumaPlane, cbPlane, crPlane, width: width, height: height, strides: strides, subsampling: subsampling,
+            quality: quality)
+    }
+
     private func compressPlanes(
-        width: Int, height: Int, strides: [Int], subsampling: TJSAMP, quality: Int
+        _ luma: [UInt8], _ cb: [UInt8], _ cr: [UInt8], width: Int, height: Int, strides: [Int], subsampling: TJSAMP,
+        quality: Int
     ) throws -> [UInt8] {
         let capacity = try ensureOutput(width: width, height: height, subsampling: subsampling)
         var size = UInt(capacity)
         let strides32 = strides.map { Int32($0) }
-        let status = lumaPlane.withUnsafeBufferPointer { y in
-            cbPlane.withUnsafeBufferPointer { u in
-                crPlane.withUnsafeBufferPointer { v in
+        let status = luma.withUnsafeBufferPointer { y in
+            cb.withUnsafeBufferPointer { u in
+                cr.withUnsafeBufferPointer { v in
                     var pointers: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
                     return pointers.withUnsafeMutableBufferPointer { planePointers in
                         strides32.withUnsafeBufferPointer { strideBuffer in

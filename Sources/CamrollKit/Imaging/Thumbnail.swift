@@ -1,7 +1,8 @@
 /// The small picture stored with each capture (`captures.thumbnail`), as a phone's photo picker
 /// keeps one beside the full image: the largest size that fits inside the box with the picture's
 /// aspect ratio (never larger than the picture), decoded at a DCT scaling factor, reduced to
-/// that exact size by averaging, encoded at quality 70.
+/// that exact size by averaging, encoded at quality 70. (A YUYV frame's comes from the planes the
+/// encoder split it into, averaged the same way: `JPEGEncoder.encode(_:quality:thumbnailBox:)`.)
 public enum Thumbnail {
     public static let defaultBox = Resolution(width: 160, height: 120)
     public static let quality = 70

@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "CamrollKit",
             dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CLinux", "CPixels"]),
-        .executableTarget(name: "camroll", dependencies: ["CamrollKit"]),
+        .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux"]),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
     ],
     swiftLanguageModes: [.v6]

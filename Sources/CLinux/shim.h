@@ -10,6 +10,7 @@
 #endif
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -53,6 +54,10 @@ static inline long long clinux_device_offset(int fd, unsigned long long offset) 
  * _GNU_SOURCE's field names, which then clash with the Glibc module's own fd_set. */
 extern ssize_t getrandom(void *buffer, size_t length, unsigned int flags);
 static inline ssize_t clinux_getrandom(void *buffer, size_t length) { return getrandom(buffer, length, 0); }
+
+/* Keeps freed memory for reuse instead of handing it back to the kernel at each free (glibc
+ * trims a thread's arena with madvise once its free top passes 128 KB): see main.swift. */
+static inline void clinux_keep_freed_memory(int bytes) { mallopt(M_TRIM_THRESHOLD, bytes); }
 
 /* Names the calling thread (at most 15 bytes are kept) for top -H, ps -L and perf; prctl is
  * variadic, which Swift cannot call. */

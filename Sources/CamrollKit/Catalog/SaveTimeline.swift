@@ -64,14 +64,17 @@ extension Statement {
 /// terminal.
 enum ThroughputChart {
     static func text(_ timeline: SaveTimeline, width: Int, height: Int = 6) -> String {
-        let label = 10
+        // The rate of the slices is only known once they are cut, and they are cut to the width
+        // the label leaves: the label is as wide as the widest rate ("999.9 MB/s"), and the
+        // peak is named in the unit that fits it (a burst of small files can pass 1 GB/s).
+        let label = 11
         let columns = max(10, width - label - 1)
         let values = timeline.throughput(slices: columns)
         let top = max(values.max() ?? 0, 0.001)
         let blocks = Array(" ▁▂▃▄▅▆▇█")
         var lines: [String] = []
         for row in (0..<height).reversed() {
-            let prefix = row == height - 1 ? Format.fixed(top, 1) + " MB/s" : row == 0 ? "0 MB/s" : ""
+            let prefix = row == height - 1 ? Units.bytes(Int(top * 1e6)) + "/s" : row == 0 ? "0" : ""
             var line = prefix.padded(to: label) + "│"
             for value in values {
                 // Eighths of a row: how much of this row the value fills.

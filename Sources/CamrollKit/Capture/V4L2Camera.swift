@@ -143,12 +143,12 @@ public final class V4L2Camera: FrameSource {
 
     // MARK: Negotiation
 
-    /// Picks the pixel format and size: MJPEG (saved as it comes), then YUYV, then anything
-    /// else libv4lconvert can turn into YUV; the largest size unless `-r` says otherwise.
     /// The formats camroll reads itself, straight from the driver (MJPEG passed through, YUYV
     /// split into planes); any other goes through libv4l2, which may convert it.
     static let handledWithoutConversion: Set<PixelFormat> = [.mjpeg, .jpeg, .yuyv]
 
+    /// Picks the pixel format and size: MJPEG (saved as it comes), then YUYV, then anything
+    /// else libv4lconvert can turn into YUV; the largest size unless `-r` says otherwise.
     static func choose(_ request: Request, device: V4L2Device) throws -> (PixelFormat, Resolution) {
         let offered = device.formats()
         let native = offered.filter { !$0.emulated }.map(\.format)

@@ -10,7 +10,7 @@ public final class V4L2Device {
     /// Whether libv4l2 has taken the descriptor on: its format conversions (emulated formats),
     /// plugins (multi-planar-only drivers) and software controls. Until then its calls pass
     /// straight to the kernel.
-    public private(set) var throughLibv4l2 = false
+    private(set) var throughLibv4l2 = false
 
     /// A failed ioctl: which one, and errno.
     public struct IoctlError: Error, CustomStringConvertible {

@@ -21,8 +21,8 @@ void cpixels_expand_plane(const uint8_t *from, uint8_t *to, size_t count, int ch
 
 /* A plane of width x height (`stride` bytes a row) reduced to to_width x to_height (not larger):
  * each sample the mean of the block of samples it covers; the blocks tile the plane, so every
- * sample counts once (as Thumbnail.averaged does for RGB). */
-void cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, uint8_t *to, int to_width,
+ * sample counts once (as Thumbnail.averaged does for RGB). 0, or -1 when out of memory. */
+int cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, uint8_t *to, int to_width,
                          int to_height);
 
 /* What the expansions give for one sample (for the tests). */

@@ -58,25 +58,27 @@ public final class JPEGEncoder {
 
     /// The thumbnail of the 4:2:2 planes `encodeYUYV` left (`width` x `height`): each plane
     /// averaged down to the thumbnail's size (chroma too: 4:4:4, so any size works), encoded
-    /// at Thumbnail.quality.
-    private func thumbnailOfPlanes(width: Int, height: Int, fitting box: Resolution) throws -> [UInt8] {
+    /// at Thumbnail.quality. Nil if memory ran out (the pipeline then decodes the JPEG for it).
+    private func thumbnailOfPlanes(width: Int, height: Int, fitting box: Resolution) throws -> [UInt8]? {
         let size = Thumbnail.fittedSize(width, height, inside: box)
         let chromaWidth = width / 2
-        func averaged(_ plane: [UInt8], width: Int) -> [UInt8] {
+        func averaged(_ plane: [UInt8], width: Int) -> [UInt8]? {
             var out = [UInt8](repeating: 0, count: size.width * size.height)
-            plane.withUnsafeBufferPointer { from in
+            let status = plane.withUnsafeBufferPointer { from in
                 out.withUnsafeMutableBufferPointer { to in
                     cpixels_box_average(
                         from.baseAddress, width, Int32(width), Int32(height), to.baseAddress, Int32(size.width),
                         Int32(size.height))
                 }
             }
-            return out
+            return status == 0 ? out : nil
         }
+        guard let luma = averaged(lumaPlane, width: width), let cb = averaged(cbPlane, width: chromaWidth),
+            let cr = averaged(crPlane, width: chromaWidth)
+        else { return nil }
         return try compressPlanes(
-            averaged(lumaPlane, width: width), averaged(cbPlane, width: chromaWidth),
-            averaged(crPlane, width: chromaWidth), width: size.width, height: size.height,
-            strides: [size.width, size.width, size.width], subsampling: TJSAMP_444, quality: Thumbnail.quality)
+            luma, cb, cr, width: size.width, height: size.height, strides: [size.width, size.width, size.width],
+            subsampling: TJSAMP_444, quality: Thumbnail.quality)
     }
 
     private func encodeYUYV(_ frame: Frame, quality: Int) throws -> [UInt8] {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a one-photo `camroll snap` runs for the first time, counted without noise.
+"""What a one-photo `camroll snap` runs for the first time, counted steadily where times are not.
 
 Under qemu's TCG (the VM suite's accelerator here) and on a cold small board alike, a short
 process pays for every piece of code it runs once: qemu translates each basic block the first

@@ -57,29 +57,33 @@ void cpixels_expand_plane(const uint8_t *restrict from, uint8_t *restrict to, si
     }
 }
 
-/* Row by row of the output: the block's source rows summed column by column into `sums` (a loop
+/* Row by row of the output: the block's source rows summed sample by sample into `sums` (a loop
  * the compiler vectorizes), then each block's columns. */
 CPIXELS_VECTOR_CLONES
-int cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, uint8_t *to, int to_width,
-                         int to_height) {
-    uint32_t *sums = malloc((size_t)width * sizeof *sums);
+int cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, int channels, uint8_t *to,
+                        int to_width, int to_height) {
+    const size_t row_samples = (size_t)width * channels;
+    uint32_t *sums = malloc(row_samples * sizeof *sums);
     if (!sums) return -1;
     for (int y = 0; y < to_height; y++) {
         int y0 = (int)((int64_t)y * height / to_height);
         int y1 = (int)((int64_t)(y + 1) * height / to_height);
         if (y1 <= y0) y1 = y0 + 1;
-        memset(sums, 0, (size_t)width * sizeof *sums);
+        memset(sums, 0, row_samples * sizeof *sums);
         for (int sy = y0; sy < y1; sy++) {
             const uint8_t *restrict row = from + (size_t)sy * stride;
-            for (int x = 0; x < width; x++) sums[x] += row[x];
+            for (size_t i = 0; i < row_samples; i++) sums[i] += row[i];
         }
         for (int x = 0; x < to_width; x++) {
             int x0 = (int)((int64_t)x * width / to_width);
             int x1 = (int)((int64_t)(x + 1) * width / to_width);
             if (x1 <= x0) x1 = x0 + 1;
-            uint64_t sum = 0;
-            for (int sx = x0; sx < x1; sx++) sum += sums[sx];
-            to[(size_t)y * to_width + x] = (uint8_t)(sum / ((uint64_t)(y1 - y0) * (uint64_t)(x1 - x0)));
+            const uint64_t count = (uint64_t)(y1 - y0) * (uint64_t)(x1 - x0);
+            for (int c = 0; c < channels; c++) {
+                uint64_t sum = 0;
+                for (int sx = x0; sx < x1; sx++) sum += sums[(size_t)sx * channels + c];
+                to[((size_t)y * to_width + x) * channels + c] = (uint8_t)(sum / count);
+            }
         }
     }
     free(sums);

@@ -19,11 +19,12 @@ void cpixels_yuyv_to_planes(const uint8_t *yuyv, size_t stride, int width, int h
  * 128; else luma, 16–235). */
 void cpixels_expand_plane(const uint8_t *from, uint8_t *to, size_t count, int chroma);
 
-/* A plane of width x height (`stride` bytes a row) reduced to to_width x to_height (not larger):
- * each sample the mean of the block of samples it covers; the blocks tile the plane, so every
- * sample counts once (as Thumbnail.averaged does for RGB). 0, or -1 when out of memory. */
-int cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, uint8_t *to, int to_width,
-                         int to_height);
+/* A picture of width x height pixels of `channels` interleaved samples (`stride` bytes a row)
+ * reduced to to_width x to_height (not larger), rows packed: each pixel's samples the means of
+ * the block of pixels it covers; the blocks tile the picture, so every pixel counts once. 0, or
+ * -1 when out of memory. */
+int cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, int channels, uint8_t *to,
+                        int to_width, int to_height);
 
 /* What the expansions give for one sample (for the tests). */
 uint8_t cpixels_expand_luma(uint8_t value);

@@ -62,19 +62,9 @@ public final class JPEGEncoder {
     private func thumbnailOfPlanes(width: Int, height: Int, fitting box: Resolution) throws -> [UInt8]? {
         let size = Thumbnail.fittedSize(width, height, inside: box)
         let chromaWidth = width / 2
-        func averaged(_ plane: [UInt8], width: Int) -> [UInt8]? {
-            var out = [UInt8](repeating: 0, count: size.width * size.height)
-            let status = plane.withUnsafeBufferPointer { from in
-                out.withUnsafeMutableBufferPointer { to in
-                    cpixels_box_average(
-                        from.baseAddress, width, Int32(width), Int32(height), to.baseAddress, Int32(size.width),
-                        Int32(size.height))
-                }
-            }
-            return status == 0 ? out : nil
-        }
-        guard let luma = averaged(lumaPlane, width: width), let cb = averaged(cbPlane, width: chromaWidth),
-            let cr = averaged(crPlane, width: chromaWidth)
+        guard let luma = Thumbnail.averaged(lumaPlane, width: width, height: height, channels: 1, to: size),
+            let cb = Thumbnail.averaged(cbPlane, width: chromaWidth, height: height, channels: 1, to: size),
+            let cr = Thumbnail.averaged(crPlane, width: chromaWidth, height: height, channels: 1, to: size)
         else { return nil }
         return try compressPlanes(
             luma, cb, cr, width: size.width, height: size.height, strides: [size.width, size.width, size.width],
@@ -102,7 +92,7 @@ public final class JPEGEncoder {
             }
         }
         return try compressPlanes(
-            width: width, height: height, strides: [width, chromaWidth, chromaWidth],
+            lumaPlane, cbPlane, crPlane, width: width, height: height, strides: [width, chromaWidth, chromaWidth],
             subsampling: TJSAMP_422, quality: quality)
     }
 
@@ -133,7 +123,7 @@ public final class JPEGEncoder {
             lumaPlane = Self.padded(lumaPlane, width: width, height: height, to: lumaWidth, lumaHeight)
         }
         return try compressPlanes(
-            width: width, height: height, strides: [lumaWidth, chromaWidth, chromaWidth],
+            lumaPlane, cbPlane, crPlane, width: width, height: height, strides: [lumaWidth, chromaWidth, chromaWidth],
             subsampling: TJSAMP_420, quality: quality)
     }
 
@@ -165,12 +155,6 @@ public final class JPEGEncoder {
                 TJFLAG_NOREALLOC)
         }
         return try collect(status: status, size: size)
-    }
-
-    private func compressPlanes(width: Int, height: Int, strides: [Int], subsampling: TJSAMP, quality: Int) throws -> [UInt8] {
-        try compressPlanes(
-            lumaPlane, cbPlane, crPlane, width: width, height: height, strides: strides, subsampling: subsampling,
-            quality: quality)
     }
 
     private func compressPlanes(

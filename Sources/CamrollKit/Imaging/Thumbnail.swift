@@ -1,3 +1,5 @@
+import CPixels
+
 /// The small picture stored with each capture (`captures.thumbnail`), as a phone's photo picker
 /// keeps one beside the full image: the largest size that fits inside the box with the picture's
 /// aspect ratio (never larger than the picture), decoded at a DCT scaling factor, reduced to
@@ -18,7 +20,9 @@ public enum Thumbnail {
             jpeg, minimumWidth: transposed ? target.height : target.width,
             minimumHeight: transposed ? target.width : target.height)
         let upright = RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
-        let pixels = averaged(upright.pixels, width: upright.width, height: upright.height, to: target)
+        guard let pixels = averaged(upright.pixels, width: upright.width, height: upright.height, to: target) else {
+            throw CamrollError(.failure, "out of memory for a \(target) thumbnail")
+        }
         let frame = Frame(format: .rgb24, width: target.width, height: target.height, bytesPerLine: target.width * 3,
                           bytes: pixels, sequence: 0, capturedAt: .init(timeIntervalSince1970: 0))
         return try encoder.encode(frame, quality: quality).bytes
@@ -32,33 +36,18 @@ public enum Thumbnail {
             height: min(box.height, max(1, Int((Double(height) * scale).rounded()))))
     }
 
-    /// Each output pixel is the mean of the block of source pixels it covers. Blocks tile the
-    /// source (every pixel counts once) and stay inside it for any sizes, however thin.
-    static func averaged(_ rgb: [UInt8], width: Int, height: Int, to target: Resolution) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: target.width * target.height * 3)
-        for y in 0..<target.height {
-            let y0 = y * height / target.height
-            let y1 = max(y0 + 1, (y + 1) * height / target.height)
-            for x in 0..<target.width {
-                let x0 = x * width / target.width
-                let x1 = max(x0 + 1, (x + 1) * width / target.width)
-                var sums = (0, 0, 0)
-                for sy in y0..<y1 {
-                    var index = (sy * width + x0) * 3
-                    for _ in x0..<x1 {
-                        sums.0 += Int(rgb[index])
-                        sums.1 += Int(rgb[index + 1])
-                        sums.2 += Int(rgb[index + 2])
-                        index += 3
-                    }
-                }
-                let count = (y1 - y0) * (x1 - x0)
-                let offset = (y * target.width + x) * 3
-                out[offset] = UInt8(sums.0 / count)
-                out[offset + 1] = UInt8(sums.1 / count)
-                out[offset + 2] = UInt8(sums.2 / count)
+    /// Each output pixel is the mean of the block of source pixels it covers (`channels`
+    /// interleaved samples a pixel: 3 for RGB, 1 for a plane). Blocks tile the source (every
+    /// pixel counts once) and stay inside it for any sizes, however thin. Nil when out of memory.
+    static func averaged(_ samples: [UInt8], width: Int, height: Int, channels: Int = 3, to target: Resolution) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: target.width * target.height * channels)
+        let status = samples.withUnsafeBufferPointer { from in
+            out.withUnsafeMutableBufferPointer { to in
+                cpixels_box_average(
+                    from.baseAddress, width * channels, Int32(width), Int32(height), Int32(channels), to.baseAddress,
+                    Int32(target.width), Int32(target.height))
             }
         }
-        return out
+        return status == 0 ? out : nil
     }
 }

@@ -2,7 +2,8 @@ import Glibc
 
 /// A mutex for state that several properties share (Synchronization's Mutex guards one value).
 final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Not private: a Condition waits on it.
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
     init() { pthread_mutex_init(mutex, nil) }
 

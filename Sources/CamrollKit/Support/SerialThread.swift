@@ -20,32 +20,26 @@ final class SerialThread: @unchecked Sendable {
     /// owner's `deinit` can stop the thread.
     private final class Shared: @unchecked Sendable {
         let condition = Condition()
-        var name = ""  // set before the thread starts
         // Guarded by `condition`: jobs in order of `due`, first come first among equals.
         var jobs: [Job] = []
         var stopping = false
     }
 
     private let shared = Shared()
-    private var thread = pthread_t()
-    private let started: Bool
+    /// Nil when no thread could be had: then every job runs at once on its caller's.
+    private let thread: pthread_t?
 
     /// `name` shows in `top -H`, `ps -L` and perf (at most 15 bytes).
     init(name: String) {
-        shared.name = name
-        let context = Unmanaged.passRetained(shared).toOpaque()
-        started = pthread_create(&thread, nil, { context in
-            let shared = Unmanaged<Shared>.fromOpaque(context!).takeRetainedValue()
-            _ = clinux_name_this_thread(shared.name)
+        thread = spawnThread { [shared] in
+            _ = clinux_name_this_thread(name)
             SerialThread.serve(shared)
-            return nil
-        }, context) == 0
-        if !started { Unmanaged<Shared>.fromOpaque(context).release() }
+        }
     }
 
     /// Lets the thread finish the jobs it was given, all of them now, and waits for it.
     deinit {
-        guard started else { return }
+        guard let thread else { return }
         shared.condition.withLock {
             shared.stopping = true
             shared.condition.broadcast()
@@ -61,13 +55,13 @@ final class SerialThread: @unchecked Sendable {
     /// Runs `body` on the thread once `delayMicroseconds` have passed and the jobs due before
     /// it have run.
     func async(afterMicroseconds delayMicroseconds: Int = 0, _ body: @escaping @Sendable () -> Void) {
-        guard started else { return body() }  // no thread to be had: now, on this one
+        guard thread != nil else { return body() }  // no thread to be had: now, on this one
         enqueue(Job(due: monotonicMicroseconds() + delayMicroseconds, body: body))
     }
 
     /// Runs `body` on the thread after the jobs already due, and returns what it returns.
     func sync<T>(_ body: () throws -> T) rethrows -> T {
-        guard started, pthread_equal(pthread_self(), thread) == 0 else { return try body() }
+        guard let thread, pthread_equal(pthread_self(), thread) == 0 else { return try body() }
         return try withoutActuallyEscaping(body) { body in
             // The job lets go of `body` before this call returns (withoutActuallyEscaping
             // checks that nothing still holds it), so it reaches `body` through a box it empties.

@@ -144,8 +144,9 @@ public final class V4L2Camera: FrameSource {
     // MARK: Negotiation
 
     /// The formats camroll reads itself, straight from the driver (MJPEG passed through, YUYV
-    /// split into planes); any other goes through libv4l2, which may convert it.
-    static let handledWithoutConversion: Set<PixelFormat> = [.mjpeg, .jpeg, .yuyv]
+    /// split into planes), in the order `auto` prefers them; any other goes through libv4l2,
+    /// which may convert it.
+    static let handledWithoutConversion: [PixelFormat] = [.mjpeg, .jpeg, .yuyv]
 
     /// Picks the pixel format and size: MJPEG (saved as it comes), then YUYV, then anything
     /// else libv4lconvert can turn into YUV; the largest size unless `-r` says otherwise.
@@ -154,7 +155,7 @@ public final class V4L2Camera: FrameSource {
         let native = offered.filter { !$0.emulated }.map(\.format)
         let format: PixelFormat
         if request.format == "auto" {
-            let preference: [PixelFormat] = [.mjpeg, .jpeg, .yuyv]
+            let preference = handledWithoutConversion
             let candidates = native.filter { candidate in
                 guard let wanted = request.resolution else { return true }
                 let sizes = device.sizes(for: candidate)

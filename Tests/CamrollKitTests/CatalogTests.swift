@@ -62,6 +62,30 @@ import Testing
         }
     }
 
+    /// Save rows are written with the status check switched off (`recordSaves`): the rows are
+    /// right, and the check holds again for the next statement.
+    @Test func savesRecordedInABatchLeaveTheStatusCheckOn() throws {
+        let dir = try TemporaryDirectory()
+        let catalog = try Catalog(path: dir.file("c.sqlite3"))
+        let runID = try catalog.beginRun(.init(
+            uuid: "r", startedAt: Date(), command: "snap", device: "pattern", requestedCount: 3, requestedFrames: 1,
+            outputTemplate: "/p/{seq}.jpg"))
+        let captureID = try catalog.addCapture(.init(
+            runID: runID, uuid: "c", capturedAt: Date(), pixelFormat: "YUYV", width: 2, height: 2, jpegBytes: 10,
+            xxh128: "h"))
+        let save = { (seq: Int, path: String) in
+            Catalog.NewSave(captureID: captureID, seq: seq, path: path, bytes: 10, xxh128: "h", savedAt: Date(),
+                            durationMicroseconds: 1, synced: false)
+        }
+        try catalog.recordSaves([save(1, "/p/a.jpg"), save(2, "/p/b.jpg"), save(3, "/p/a.jpg")])
+        let statuses = try catalog.database.prepare("SELECT status FROM saves ORDER BY seq")
+        var seen: [String] = []
+        while try statuses.step() { seen.append(statuses.text(0) ?? "") }
+        #expect(seen == ["replaced", "saved", "saved"])
+        #expect(try catalog.database.scalarInt("PRAGMA ignore_check_constraints") == 0)
+        #expect(throws: DatabaseError.self) { try catalog.database.execute("UPDATE saves SET status = 'bogus'") }
+    }
+
     @Test func timestampsAreISO8601UTCWithMilliseconds() {
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_764_693_005.1239)) == "2025-12-02T16:30:05.123Z")
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")

@@ -104,11 +104,7 @@ final class SaveRecorder: @unchecked Sendable {
 
     private func commit(_ rows: [Catalog.NewSave]) -> Error? {
         do {
-            try catalog.userErrors {
-                try catalog.database.transaction {
-                    for row in rows { try catalog.recordSave(row) }
-                }
-            }
+            try catalog.userErrors { try catalog.recordSaves(rows) }
             try catalog.checkStillInPlace()
             return nil
         } catch {

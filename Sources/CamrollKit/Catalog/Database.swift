@@ -120,7 +120,8 @@ public final class Statement {
     @discardableResult
     public func bind(_ values: [SQLValue]) throws -> Statement {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // Values of an earlier run left in parameters this one does not set would be used again.
+        if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -128,7 +129,10 @@ public final class Statement {
             case .null: status = sqlite3_bind_null(handle, index)
             case .int(let v): status = sqlite3_bind_int64(handle, index, Int64(v))
             case .double(let v): status = sqlite3_bind_double(handle, index, v)
-            case .text(let v): status = sqlite3_bind_text(handle, index, v, -1, csqlite_transient())
+            case .text(let v):
+                // withCString lends a native string's own bytes; passing `v` as an argument
+                // would copy it into a new array first (a save row binds four texts).
+                status = v.withCString { sqlite3_bind_text(handle, index, $0, -1, csqlite_transient()) }
             case .blob(let v):
                 status = v.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient())

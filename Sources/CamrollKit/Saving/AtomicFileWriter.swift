@@ -45,7 +45,8 @@ public final class AtomicFileWriter {
     private var preparedDirectory: String?
     private var directoryFD: Int32 = -1
 
-    private static let pid = getpid()
+    /// `.camroll-PID-`, between the final name and the random part of a temporary name.
+    private static let temporaryInfix = Array(".camroll-\(getpid())-".utf8)
     /// The kernel's random bytes (getrandom), fetched 4 KiB at a time: Swift's generator, and
     /// glibc 2.36's arc4random, make a system call for each name, one per save.
     private static let randomBits = Mutex(RandomBits())
@@ -73,13 +74,29 @@ public final class AtomicFileWriter {
 
     /// `.NAME.camroll-PID-RANDOM.tmp`: hidden, saying which process left it, unpredictable, and
     /// within NAME_MAX (255 bytes) whatever the final name's length (its end is cut off).
+    /// Laid out byte by byte in one allocation: it runs once per save.
     public static func temporaryName(for name: Substring) -> String {
         let room = Int(NAME_MAX) - temporarySuffixBytes
-        var kept = Substring(name)
+        var kept = name
         while kept.utf8.count > room { kept = kept.dropLast() }
-        let random = String(randomBits.withLock { $0.next48() }, radix: 16)
-        let padded = String(repeating: "0", count: 12 - random.count) + random
-        return ".\(kept).camroll-\(pid)-\(padded).tmp"
+        let random = randomBits.withLock { $0.next48() }
+        let length = 1 + kept.utf8.count + temporaryInfix.count + 12 + 4
+        return String(unsafeUninitializedCapacity: length) { bytes in
+            var end = 0
+            func append(_ byte: UInt8) {
+                bytes[end] = byte
+                end += 1
+            }
+            append(UInt8(ascii: "."))
+            for byte in kept.utf8 { append(byte) }
+            for byte in temporaryInfix { append(byte) }
+            for shift in stride(from: 44, through: 0, by: -4) {
+                let digit = UInt8(truncatingIfNeeded: random >> UInt64(shift)) & 0xf
+                append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+            }
+            for byte in ".tmp".utf8 { append(byte) }
+            return end
+        }
     }
 
     /// Matches the temporary files process `pid` writes (for `verify --repair`), also the
@@ -111,9 +128,11 @@ public final class AtomicFileWriter {
     public func write(
         _ pieces: [UnsafeRawBufferPointer], to path: String, whenNamed: (String) throws -> Void = { _ in }
     ) throws -> String {
-        let slash = path.lastIndex(of: "/") ?? path.startIndex
+        // Split at the last "/" among the bytes ("/" is never part of a longer UTF-8 sequence):
+        // searching the characters costs more than the rest of the bookkeeping of a save.
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) ?? path.startIndex
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        let name = path[path.index(after: slash)...]
+        let name = path[path.utf8.index(after: slash)...]
         try prepare(directory: directory)
         let directoryFD = self.directoryFD
 
@@ -145,7 +164,7 @@ public final class AtomicFileWriter {
             if close(fd) != 0 { throw Self.userError(SystemError("close", path: path), path: path) }
         }
         return try gate.commit {
-            let saved = try moveIntoPlace(temporary, directory: directory, name: String(name))
+            let saved = try moveIntoPlace(temporary, path: path, directory: directory, name: name)
             named = true
             // The file is under its final name now: it is recorded even if the directory's
             // fsync fails, and the run then ends with that error.
@@ -157,18 +176,21 @@ public final class AtomicFileWriter {
         }
     }
 
-    private func moveIntoPlace(_ temporary: String, directory: String, name: String) throws -> String {
-        var target = name
+    /// Renames `temporary` to `name` (the last part of `path`), or with `.keepAndNumber` to the
+    /// first free `name-2`, `name-3`, …; returns the path it took.
+    private func moveIntoPlace(_ temporary: String, path: String, directory: String, name: Substring) throws -> String {
+        var target = String(name)
+        var targetPath = path
         var number = 1
         while true {
             let code = rename(temporary, to: target)
-            let path = directory == "/" ? "/" + target : directory + "/" + target
-            if code == 0 { return path }
+            if code == 0 { return targetPath }
             guard code == EEXIST, existing == .keepAndNumber, number < 1000 else {
-                throw Self.userError(SystemError("rename", path: path, errno: code), path: path)
+                throw Self.userError(SystemError("rename", path: targetPath, errno: code), path: targetPath)
             }
             number += 1
-            target = Self.numbered(name, number)
+            target = Self.numbered(String(name), number)
+            targetPath = directory == "/" ? "/" + target : directory + "/" + target
         }
     }
 
@@ -180,19 +202,25 @@ public final class AtomicFileWriter {
     }
 
     /// 0, or the errno of the failed rename. Both names are in the prepared directory.
+    /// (The names are lent to the system calls with withCString: a String passed as a C string
+    /// argument is first copied into a new array.)
     private func rename(_ temporary: String, to name: String) -> Int32 {
-        var status: Int32
-        if overwrite {
-            status = renameat(directoryFD, temporary, directoryFD, name)
-        } else {
-            status = clinux_renameat2_noreplace(directoryFD, temporary, directoryFD, name)
-            if status != 0 && errno == EINVAL {
-                // This file system has no RENAME_NOREPLACE; link() refuses an existing name too.
-                status = linkat(directoryFD, temporary, directoryFD, name, 0)
-                if status == 0 { unlinkat(directoryFD, temporary, 0) }
+        temporary.withCString { temporary in
+            name.withCString { name in
+                var status: Int32
+                if overwrite {
+                    status = renameat(directoryFD, temporary, directoryFD, name)
+                } else {
+                    status = clinux_renameat2_noreplace(directoryFD, temporary, directoryFD, name)
+                    if status != 0 && errno == EINVAL {
+                        // This file system has no RENAME_NOREPLACE; link() refuses an existing name too.
+                        status = linkat(directoryFD, temporary, directoryFD, name, 0)
+                        if status == 0 { unlinkat(directoryFD, temporary, 0) }
+                    }
+                }
+                return status == 0 ? 0 : errno
             }
         }
-        return status == 0 ? 0 : errno
     }
 
     private func writeAll(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String) throws {
@@ -314,8 +342,10 @@ public final class WriteGate: Sendable {
     func create(directoryFD: Int32, name: String) throws -> (fd: Int32, errno: Int32) {
         try state.withLock { state in
             if state.stopped { throw Stopped() }
-            let fd = retryingOnInterrupt {
-                openat(directoryFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let fd = name.withCString { name in
+                retryingOnInterrupt {
+                    openat(directoryFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                }
             }
             guard fd >= 0 else { return (-1, errno) }
             state.directoryFD = directoryFD

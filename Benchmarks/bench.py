@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from steady_memory import steady_memory
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -193,4 +195,5 @@ def preview(camroll, work, seconds=5):
 
 
 if __name__ == "__main__":
-    main()
+    with steady_memory():
+        main()

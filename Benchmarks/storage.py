@@ -28,6 +28,8 @@ import statistics
 import subprocess
 import sys
 
+from steady_memory import steady_memory
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -199,12 +201,19 @@ def main():
                     target[1].append(result[1])
                 direct = name != "tmpfs"
                 for n in (1, 2, 4):
-                    rate, file_bytes = bench.camroll_jobs(directory, n, direct)
-                    jobs[n].append(rate)
-                    fio[n].append(bench.fio(directory, n, file_bytes, direct))
-                    rate, small_bytes = small.camroll_jobs(directory, n, direct)
-                    small_jobs[n].append(rate)
-                    small_fio[n].append(small.fio(directory, n, small_bytes, direct))
+                    # Alternate as above (fio takes camroll's file size, known once round 0 ran).
+                    if round_number % 2 == 0:
+                        rate, file_bytes = bench.camroll_jobs(directory, n, direct)
+                        jobs[n].append(rate)
+                        fio[n].append(bench.fio(directory, n, file_bytes, direct))
+                        rate, small_bytes = small.camroll_jobs(directory, n, direct)
+                        small_jobs[n].append(rate)
+                        small_fio[n].append(small.fio(directory, n, small_bytes, direct))
+                    else:
+                        fio[n].append(bench.fio(directory, n, file_bytes, direct))
+                        jobs[n].append(bench.camroll_jobs(directory, n, direct)[0])
+                        small_fio[n].append(small.fio(directory, n, small_bytes, direct))
+                        small_jobs[n].append(small.camroll_jobs(directory, n, direct)[0])
             median = statistics.median
             print(f"  fill: camroll --fill {median(fill):.0f} MB/s, f3write {median(f3write):.0f} MB/s: "
                   f"ratio {median(fill) / median(f3write):.2f} (target >= 1)")
@@ -224,4 +233,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    with steady_memory():
+        main()

@@ -38,12 +38,16 @@ def run(command, **kwargs):
 
 
 def empty(directory):
+    """Removes what a run left, and lets the file system finish with it before the next run: on
+    the ext4 loop device the next writers otherwise ran at a third of their speed, or not, as the
+    deferred work of the deletion fell (camroll --direct --jobs 2: 0.8 or 2.9 GB/s in a row)."""
     for name in os.listdir(directory):
         path = os.path.join(directory, name)
         if os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path)
         else:
             os.remove(path)
+    os.sync()
 
 
 def last_json(text, event="summary"):

@@ -362,8 +362,12 @@ public final class Catalog {
     /// marked `replaced` in the same transaction, so that deleting its run cannot remove this
     /// file. The caller decides when to commit (see `SaveRecorder`).
     public func recordSave(_ save: NewSave) throws {
+        // Equalities, not `status IN (…)`: SQLite builds a temporary b-tree of an IN list of more
+        // than two values each time the statement finds a row of the path, and every save of a
+        // path saved before finds one (a benchmark reusing its names fell from 23 000 to 8 000
+        // saves a second over twelve runs).
         let replace = try markReplaced ?? database.prepare(
-            "UPDATE saves SET status = 'replaced' WHERE path = ? AND status IN ('saved', 'missing', 'corrupt')")
+            "UPDATE saves SET status = 'replaced' WHERE path = ? AND (status = 'saved' OR status = 'missing' OR status = 'corrupt')")
         markReplaced = replace
         try replace.bind(.text(save.path)).run()
         let statement = try insertSave ?? database.prepare(

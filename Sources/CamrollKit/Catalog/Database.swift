@@ -28,7 +28,11 @@ public final class Database {
         self.path = uri
     }
 
+    /// Settings SQLite takes only before its first use (once per process).
+    private static let configured: Void = { _ = csqlite_disable_memory_statistics() }()
+
     private static func open(_ name: String, flags: Int32) throws -> OpaquePointer {
+        _ = configured
         var connection: OpaquePointer?
         let status = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let connection else {

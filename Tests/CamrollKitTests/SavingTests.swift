@@ -9,6 +9,30 @@ import Testing
             .init(seq: seq, seqWidth: String(total).count, run: 42, frame: frame, frameWidth: 1, time: time))
     }
 
+    /// After a short writev, the next one starts at the first byte not written: inside a
+    /// piece, on a piece's edge, or past several pieces.
+    @Test func aShortWriteResumesAtTheFirstUnwrittenByte() {
+        let bytes = [UInt8](repeating: 0, count: 100)
+        bytes.withUnsafeBytes { buffer in
+            let base = UnsafeMutableRawPointer(mutating: buffer.baseAddress!)
+            func pieces() -> ArraySlice<iovec> {
+                [iovec(iov_base: base, iov_len: 2), iovec(iov_base: base + 2, iov_len: 60),
+                 iovec(iov_base: base + 62, iov_len: 38)][...]
+            }
+            func left(after counts: [Int]) -> [(offset: Int, count: Int)] {
+                var vectors = pieces()
+                for count in counts { AtomicFileWriter.skip(count, of: &vectors) }
+                return vectors.map { (base.distance(to: $0.iov_base!), $0.iov_len) }
+            }
+            #expect(left(after: [1]).map(\.offset) == [1, 2, 62] && left(after: [1]).map(\.count) == [1, 60, 38])
+            #expect(left(after: [2]).map(\.offset) == [2, 62])
+            #expect(left(after: [30]).map(\.offset) == [30, 62] && left(after: [30]).map(\.count) == [32, 38])
+            #expect(left(after: [62]).map(\.offset) == [62])
+            #expect(left(after: [70, 20]).map(\.offset) == [90] && left(after: [70, 20]).map(\.count) == [10])
+            #expect(left(after: [100]).isEmpty)
+        }
+    }
+
     @Test func seqIsPaddedToTheWidthOfTheTotal() throws {
         #expect(try render("/d/{seq}.jpg") == "/d/0007.jpg")
         #expect(try render("/d/{seq}.jpg", total: 9) == "/d/7.jpg")

@@ -156,7 +156,7 @@ public final class AtomicFileWriter {
             if direct && directWorks != false {
                 try writeDirect(fd: fd, bytes: gathered(pieces), path: path, directory: directory)
             } else {
-                try writeAll(fd: fd, pieces: pieces, path: path)
+                try Self.writeAll(fd: fd, pieces: pieces, path: path)
             }
             if sync, fsync(fd) != 0 { throw Self.userError(SystemError("fsync", path: path), path: path) }
             closed = true
@@ -226,26 +226,34 @@ public final class AtomicFileWriter {
     /// Writes `pieces` one after another with as few system calls as the kernel allows: one
     /// writev, then more for whatever a short write left. (A save has at most three pieces, far
     /// below writev's limit of 1024.)
-    private func writeAll(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String) throws {
-        var vectors = pieces.filter { $0.count > 0 }.map {
+    private static func writeAll(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String) throws {
+        var unwritten = pieces.filter { $0.count > 0 }.map {
             iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
-        }
-        var first = 0
-        while first < vectors.count {
-            let written = vectors[first...].withUnsafeBufferPointer { rest in
+        }[...]
+        while !unwritten.isEmpty {
+            let written = unwritten.withUnsafeBufferPointer { rest in
                 retryingOnInterrupt { writev(fd, rest.baseAddress, Int32(rest.count)) }
             }
-            if written < 0 { throw Self.userError(SystemError("write", path: path), path: path) }
-            // Skip what was written: whole pieces, then part of the next.
-            var left = written
-            while first < vectors.count && left >= vectors[first].iov_len {
-                left -= vectors[first].iov_len
-                first += 1
+            if written <= 0 {
+                // Nothing written and no error would loop for ever: a broken file system, as EIO.
+                let code = written == 0 ? EIO : errno
+                throw Self.userError(SystemError("write", path: path, errno: code), path: path)
             }
-            if left > 0 {
-                vectors[first].iov_base += left
-                vectors[first].iov_len -= left
-            }
+            skip(written, of: &unwritten)
+        }
+    }
+
+    /// Drops the first `count` bytes from `vectors`: the pieces written whole, then the start of
+    /// the next.
+    static func skip(_ count: Int, of vectors: inout ArraySlice<iovec>) {
+        var left = count
+        while let first = vectors.first, left >= first.iov_len {
+            left -= first.iov_len
+            vectors.removeFirst()
+        }
+        if left > 0, let first = vectors.indices.first {
+            vectors[first].iov_base += left
+            vectors[first].iov_len -= left
         }
     }
 
@@ -276,14 +284,14 @@ public final class AtomicFileWriter {
             let reason = SystemError("fcntl O_DIRECT", path: directory)
             directWorks = false
             directRefused?("\(directory) does not take O_DIRECT (\(reason.reason)); writing through the page cache")
-            return try writeAll(fd: fd, pieces: [bytes], path: path)
+            return try Self.writeAll(fd: fd, pieces: [bytes], path: path)
         }
         directWorks = true
         let whole = bytes.count / Self.directAlignment * Self.directAlignment
-        if whole > 0 { try writeAll(fd: fd, pieces: [UnsafeRawBufferPointer(rebasing: bytes[0..<whole])], path: path) }
+        if whole > 0 { try Self.writeAll(fd: fd, pieces: [UnsafeRawBufferPointer(rebasing: bytes[0..<whole])], path: path) }
         if clinux_set_direct(fd, 0) != 0 { throw Self.userError(SystemError("fcntl", path: path), path: path) }
         if whole < bytes.count {
-            try writeAll(fd: fd, pieces: [UnsafeRawBufferPointer(rebasing: bytes[whole..<bytes.count])], path: path)
+            try Self.writeAll(fd: fd, pieces: [UnsafeRawBufferPointer(rebasing: bytes[whole..<bytes.count])], path: path)
         }
     }
 

@@ -219,10 +219,15 @@ def main():
                         small_fio[n].append(small.fio(directory, n, small_bytes, direct))
                         small_jobs[n].append(small.camroll_jobs(directory, n, direct)[0])
             median = statistics.median
+
+            def spread(ours, theirs):
+                """The per-round ratios' range: how far one round's figure can be trusted here."""
+                ratios = [a / b for a, b in zip(ours, theirs)]
+                return f"rounds {min(ratios):.2f}-{max(ratios):.2f}"
             print(f"  fill: camroll --fill {median(fill):.0f} MB/s, f3write {median(f3write):.0f} MB/s: "
-                  f"ratio {median(fill) / median(f3write):.2f} (target >= 1)")
+                  f"ratio {median(fill) / median(f3write):.2f}, {spread(fill, f3write)} (target >= 1)")
             print(f"  read back: camroll verify {median(verify):.0f} MB/s, f3read {median(f3read):.0f} MB/s: "
-                  f"ratio {median(verify) / median(f3read):.2f} (target >= 1)")
+                  f"ratio {median(verify) / median(f3read):.2f}, {spread(verify, f3read)} (target >= 1)")
             print("  parallel writers" + (" with O_DIRECT:" if name != "tmpfs" else ", through the page cache:"))
             for label, count, size, ours, theirs in [("photos", args.count, file_bytes, jobs, fio),
                                                      ("small files", args.count * 10, small_bytes, small_jobs, small_fio)]:
@@ -230,7 +235,8 @@ def main():
                       + (" (target >= 1.5 on tmpfs)" if name == "tmpfs" else ""))
                 for n in (1, 2, 4):
                     print(f"    --jobs {n}: camroll {median(ours[n]):.0f} MB/s, fio {median(theirs[n]):.0f} MB/s: "
-                          f"ratio {median(ours[n]) / median(theirs[n]):.2f} (target >= 0.95)")
+                          f"ratio {median(ours[n]) / median(theirs[n]):.2f}, {spread(ours[n], theirs[n])} "
+                          f"(target >= 0.95)")
     finally:
         for command in undo:
             run(command)

@@ -142,6 +142,12 @@ class Bench:
         return report["jobs"][0]["write"]["bw_bytes"] / 1e6
 
 
+def spread(ours, theirs):
+    """The range of the per-round ratios: how far one round's figure can be trusted here."""
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    return f"rounds {min(ratios):.2f}-{max(ratios):.2f}"
+
+
 def mount_filesystems(work, size_mb):
     """(name, directory) of the file systems this machine lets us mount, and how to undo them."""
     mounted, undo = [], []
@@ -219,11 +225,6 @@ def main():
                         small_fio[n].append(small.fio(directory, n, small_bytes, direct))
                         small_jobs[n].append(small.camroll_jobs(directory, n, direct)[0])
             median = statistics.median
-
-            def spread(ours, theirs):
-                """The per-round ratios' range: how far one round's figure can be trusted here."""
-                ratios = [a / b for a, b in zip(ours, theirs)]
-                return f"rounds {min(ratios):.2f}-{max(ratios):.2f}"
             print(f"  fill: camroll --fill {median(fill):.0f} MB/s, f3write {median(f3write):.0f} MB/s: "
                   f"ratio {median(fill) / median(f3write):.2f}, {spread(fill, f3write)} (target >= 1)")
             print(f"  read back: camroll verify {median(verify):.0f} MB/s, f3read {median(f3read):.0f} MB/s: "

@@ -155,14 +155,13 @@ public final class V4L2Camera: FrameSource {
         let native = offered.filter { !$0.emulated }.map(\.format)
         let format: PixelFormat
         if request.format == "auto" {
-            let preference = handledWithoutConversion
             let candidates = native.filter { candidate in
                 guard let wanted = request.resolution else { return true }
                 let sizes = device.sizes(for: candidate)
                 return sizes.isEmpty || sizes.contains(wanted)
             }
             let pool = candidates.isEmpty ? native : candidates
-            guard let best = preference.first(where: pool.contains) ?? pool.first else {
+            guard let best = handledWithoutConversion.first(where: pool.contains) ?? pool.first else {
                 throw CamrollError(.unavailable, "\(device.path) offers no capture format")
             }
             format = best

@@ -227,9 +227,9 @@ public final class AtomicFileWriter {
     /// writev, then more for whatever a short write left. (A save has at most three pieces, far
     /// below writev's limit of 1024.)
     private static func writeAll(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String) throws {
-        var unwritten = pieces.filter { $0.count > 0 }.map {
+        var unwritten = ArraySlice(pieces.lazy.filter { $0.count > 0 }.map {
             iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
-        }[...]
+        })
         while !unwritten.isEmpty {
             let written = unwritten.withUnsafeBufferPointer { rest in
                 retryingOnInterrupt { writev(fd, rest.baseAddress, Int32(rest.count)) }

@@ -35,13 +35,15 @@ let package = Package(
         // same reason: GLib is not loaded by a photo that shows none. A C target of its own (not
         // a header-only system library) so that the table of loaded functions exists once.
         .target(name: "CChafa", linkerSettings: [.linkedLibrary("dl")]),
+        // librsvg (SVG drawn into PNG, for `stats --plot run.png`) through dlopen likewise.
+        .target(name: "CRsvg", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CLinux"),
         // The per-pixel loops of the JPEG path (YUYV to planes, range expansion), vectorized by
         // the C compiler.
         .target(name: "CPixels"),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CLinux", "CPixels"]),
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CLinux", "CPixels"]),
         .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux"]),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
     ],

@@ -196,7 +196,7 @@ import Testing
     }
 }
 
-/// `stats`: the run in time, in the terminal and as SVG.
+/// `stats`: the run in time, in the terminal, as SVG and as PNG.
 @Suite struct RunChartTests {
     @Test func statsDrawsThroughputOverTimeAndWritesTheChartsAsSVG() throws {
         let dir = try TemporaryDirectory()
@@ -231,7 +231,49 @@ import Testing
         #expect(json.stdout.contains("\"plot\":\"\(dir.file("json.svg"))\""), "\(json.stdout)")
         #expect(FileManager.default.fileExists(atPath: dir.file("json.svg")))
 
-        let png = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("run.png")])
-        #expect(png.status == 64 && png.stderr.contains("rsvg-convert"), "\(png.stderr)")
+        let gif = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("run.gif")])
+        #expect(gif.status == 64 && gif.stderr.contains("ending in .svg or .png"), "\(gif.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("run.gif")))
+    }
+
+    /// The PNG is the SVG drawn by librsvg at twice its size: decoded here, each chart's colour
+    /// is in its own panel and nowhere else, the title's text is drawn, the background white.
+    @Test func statsWritesTheChartsAsPNGDrawnFromTheSVG() throws {
+        let dir = try TemporaryDirectory()
+        let run = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "320x240", "-n", "300", "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3"), "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let stats = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("run.PNG"), "--json"])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        #expect(stats.stdout.contains("\"plot\":\"\(dir.file("run.PNG"))\""), "\(stats.stdout)")
+        let image = try PNGDecoder.decode(try fileBytes(dir.file("run.PNG")), subject: "run.PNG")
+        #expect(image.width == 1920 && image.height == Int(RunPlot.height) * 2)
+
+        // Rows of the three panels (latency, throughput, histogram) at twice the SVG's scale.
+        let panels = (0..<3).map { index -> Range<Int> in
+            let top = Int(RunPlot.top + Double(index) * (RunPlot.panelHeight + RunPlot.gap)) * 2
+            return top..<(top + Int(RunPlot.panelHeight) * 2)
+        }
+        func count(in rows: Range<Int>, _ matches: (Int, Int, Int) -> Bool) -> Int {
+            var found = 0
+            for y in rows {
+                for x in 0..<image.width {
+                    let at = (y * image.width + x) * 3
+                    if matches(Int(image.pixels[at]), Int(image.pixels[at + 1]), Int(image.pixels[at + 2])) { found += 1 }
+                }
+            }
+            return found
+        }
+        let purple = { (r: Int, g: Int, b: Int) in r == 0x94 && g == 0x67 && b == 0xbd }  // histogram bars
+        let green = { (r: Int, g: Int, b: Int) in g > r + 60 && g > b + 60 }  // throughput area
+        let blue = { (r: Int, g: Int, b: Int) in b > r + 80 && b > g + 30 }  // latency median
+        #expect(count(in: panels[2], purple) > 1000)
+        #expect(count(in: panels[0], purple) == 0 && count(in: panels[1], purple) == 0)
+        #expect(count(in: panels[1], green) > 1000)
+        #expect(count(in: panels[0], green) == 0 && count(in: panels[2], green) == 0)
+        #expect(count(in: panels[0], blue) > 100)
+        #expect(count(in: panels[1], blue) == 0 && count(in: panels[2], blue) == 0)
+        #expect(count(in: 0..<60) { r, g, b in r < 80 && g < 80 && b < 80 } > 500)  // the title
+        #expect(Array(image.pixels[0..<3]) == [255, 255, 255])
     }
 }

@@ -13,7 +13,7 @@ struct CatalogCommands {
     var repair = false
     /// `verify --jobs`: files read at once.
     var jobs = 1
-    /// `stats --plot`: where to write the run's SVG charts.
+    /// `stats --plot`: where to write the run's charts (SVG or PNG, by the name).
     var plot: String?
     var force = false
     var csv = false
@@ -53,9 +53,8 @@ struct CatalogCommands {
                 case "--repair": repair = true
                 case "--jobs": jobs = try ValueParser.integer(value, option: typed, range: 1...64)
                 case "--plot":
-                    guard value.lowercased().hasSuffix(".svg") else {
-                        throw scanner.usageError(
-                            "'--plot' writes SVG: give a name ending in .svg (for a PNG: rsvg-convert -o run.png run.svg)")
+                    guard RunPlot.FileKind(path: value) != nil else {
+                        throw scanner.usageError("'--plot' writes SVG or PNG: give a name ending in .svg or .png")
                     }
                     plot = value
                 case "--force": force = true
@@ -478,8 +477,8 @@ struct CatalogCommands {
         var plotted: String?
         if let plot, let timeline {
             let path = AbsolutePath.resolve(plot)
-            let svg = Array(RunPlot.svg(timeline).utf8)
-            try svg.withUnsafeBytes { _ = try AtomicFileWriter(existing: .replace, sync: false).write([$0], to: path) }
+            let bytes = try RunPlot.file(timeline, kind: RunPlot.FileKind(path: path) ?? .svg)
+            try bytes.withUnsafeBytes { _ = try AtomicFileWriter(existing: .replace, sync: false).write([$0], to: path) }
             plotted = path
         }
         if global.json {

@@ -236,12 +236,12 @@ enum CommandTable {
 
     static let stats = CommandSpec(
         name: "stats", abstract: "Throughput, latency percentiles and histogram.",
-        usage: ["camroll stats [--run <id>] [--plot <file.svg>] [--json]"],
+        usage: ["camroll stats [--run <id>] [--plot <file.svg|file.png>] [--json]"],
         overview: "Saves/s and MB/s over each run's own time, save latency min/p50/p95/p99/max and a histogram, and the throughput of the run (the newest, or --run) over its time.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID),
-            OptionSpec(names: ["--plot"], value: "<file.svg>",
-                       help: "Also write the run's charts as SVG: save latency over time, throughput over time, the latency histogram.",
+            OptionSpec(names: ["--plot"], value: "<file.svg|file.png>",
+                       help: "Also write the run's charts, as SVG or (with librsvg) PNG: save latency over time, throughput over time, the latency histogram.",
                        kind: .file),
             database,
         ])])

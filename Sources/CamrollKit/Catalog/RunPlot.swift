@@ -1,13 +1,60 @@
+import CRsvg
 import Glibc
 
 /// `stats --plot FILE.svg`: one run as three charts in one SVG — save latency over time (the
 /// median, p99 and slowest save of each slice of time, on a log scale), throughput over time,
-/// and the latency histogram. SVG is text: no drawing library is needed, and any browser or
-/// `rsvg-convert` shows or converts it.
+/// and the latency histogram. SVG is text: no drawing library is needed, and any browser shows
+/// it. `FILE.png` is the same SVG drawn by librsvg, loaded only then.
 enum RunPlot {
     static let width = 960.0
     static let panelHeight = 220.0
     static let left = 80.0, right = 20.0, top = 64.0, gap = 70.0
+    static let height = top + 3 * panelHeight + 2 * gap + 40
+    /// A PNG has twice the SVG's pixels each way: sharp on a high-density screen, and still
+    /// readable when zoomed on any other.
+    static let pngScale = 2.0
+
+    /// What `--plot` writes, by the name's extension.
+    enum FileKind {
+        case svg, png
+
+        init?(path: String) {
+            let name = path.lowercased()
+            if name.hasSuffix(".svg") {
+                self = .svg
+            } else if name.hasSuffix(".png") {
+                self = .png
+            } else {
+                return nil
+            }
+        }
+    }
+
+    /// The file's bytes: the SVG, or the PNG librsvg draws from it.
+    static func file(_ timeline: SaveTimeline, kind: FileKind) throws -> [UInt8] {
+        let svg = svg(timeline)
+        switch kind {
+        case .svg: return Array(svg.utf8)
+        case .png: return try png(fromSVG: svg)
+        }
+    }
+
+    static func png(fromSVG svg: String) throws -> [UInt8] {
+        var why = [CChar](repeating: 0, count: 256)
+        func reason() -> String { String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        guard crsvg_load(&why, why.count) == 1 else {
+            throw CamrollError(
+                .unavailable, "cannot draw a PNG: \(reason())",
+                hint: "Install librsvg (Debian: apt install librsvg2-2), or write SVG: --plot run.svg.")
+        }
+        var length = 0
+        let drawn = svg.utf8CString.withUnsafeBufferPointer { text in
+            crsvg_render_png(text.baseAddress, text.count - 1, Int32(width), Int32(height), pngScale, &length, &why, why.count)
+        }
+        guard let drawn else { throw CamrollError(.failure, "cannot draw a PNG: \(reason())") }
+        defer { free(drawn) }
+        return Array(UnsafeBufferPointer(start: drawn, count: length))
+    }
 
     static func svg(_ timeline: SaveTimeline) -> String {
         let bytes = timeline.saves.reduce(0) { $0 + $1.bytes }
@@ -15,7 +62,6 @@ enum RunPlot {
             + "\(Units.duration(microseconds: Int(timeline.seconds * 1e6))), "
             + "\(Format.fixed(Double(bytes) / 1e6 / max(timeline.seconds, 1e-6), 1)) MB/s"
         let plotWidth = width - left - right
-        let height = top + 3 * panelHeight + 2 * gap + 40
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
             viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">

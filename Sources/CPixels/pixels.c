@@ -23,10 +23,30 @@ static inline uint8_t chroma_full(int v) { return clamp_byte(((v - 16) * 74606 +
 uint8_t cpixels_expand_luma(uint8_t value) { return luma_full(value); }
 uint8_t cpixels_expand_chroma(uint8_t value) { return chroma_full(value); }
 
-/* Row by row, a loop for each plane, simple enough for the compiler's vectorizer (interleaved
- * loads: a stride of 2 for luma, 4 for each chroma). One loop storing all three planes at once
- * was not vectorized. 0.54 ms for a 1920x1080 frame with AVX2, against ~4 ms for the lookup
- * tables this replaced. */
+typedef uint8_t u8x8 __attribute__((vector_size(8)));
+typedef uint8_t u8x16 __attribute__((vector_size(16)));
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+
+/* luma_full or chroma_full of 16 samples at once in 16-bit lanes, each sample the high byte of
+ * its lane: scaled = (v * 256 * factor) >> 16 (one multiply-high instruction), minus `offset`
+ * with a floor at 0, shifted right by 7, capped at 255. For every input these constants give
+ * luma_full's and chroma_full's very values (found by trying them all; a test compares the
+ * two for all 256). A macro, not a function: a 32-byte vector argument is not allowed in the
+ * baseline clone. */
+#define EXPAND_HIGH_BYTES(result, high, factor, offset) do { \
+        u16x16 scaled_ = __builtin_convertvector((__builtin_convertvector((high), u32x16) * (factor)) >> 16, u16x16); \
+        u16x16 value_ = ((scaled_ - (offset)) & (u16x16)(scaled_ > (offset))) >> 7; \
+        u16x16 over_ = (u16x16)(value_ > 255); \
+        (result) = __builtin_convertvector((value_ & ~over_) | (255 & over_), u8x16); \
+    } while (0)
+
+/* Row by row. As it is, a loop for each plane, simple enough for the compiler's vectorizer
+ * (interleaved loads: a stride of 2 for luma, 4 for each chroma). Expanded, 16 pixels at a time
+ * as 16 lanes of Y|Cb and Y|Cr: shifted left by 8 they are the lumas, masked the chromas, each
+ * in its lane's high byte as EXPAND_HIGH_BYTES takes it; the chromas then go to their planes
+ * by a shuffle. A 1920x1080 frame: 0.42 ms with AVX2, against 0.57 for the compiler's own
+ * vectorization of the per-sample expansions (32-bit lanes) and ~4 ms for lookup tables. */
 CPIXELS_VECTOR_CLONES
 void cpixels_yuyv_to_planes(const uint8_t *yuyv, size_t stride, int width, int height, uint8_t *restrict luma,
                             uint8_t *restrict cb, uint8_t *restrict cr, int full_range) {
@@ -40,10 +60,28 @@ void cpixels_yuyv_to_planes(const uint8_t *yuyv, size_t stride, int width, int h
             for (int x = 0; x < 2 * pairs; x++) luma_row[x] = row[2 * x];
             for (int p = 0; p < pairs; p++) cb_row[p] = row[4 * p + 1];
             for (int p = 0; p < pairs; p++) cr_row[p] = row[4 * p + 3];
-        } else {
-            for (int x = 0; x < 2 * pairs; x++) luma_row[x] = luma_full(row[2 * x]);
-            for (int p = 0; p < pairs; p++) cb_row[p] = chroma_full(row[4 * p + 1]);
-            for (int p = 0; p < pairs; p++) cr_row[p] = chroma_full(row[4 * p + 3]);
+            continue;
+        }
+        int p = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        for (; p + 8 <= pairs; p += 8) {
+            u16x16 lanes;  /* Y in each lane's low byte, Cb or Cr in its high byte */
+            memcpy(&lanes, row + 4 * p, sizeof lanes);
+            u8x16 lumas, chromas;
+            EXPAND_HIGH_BYTES(lumas, lanes << 8, 38154, 2320);
+            EXPAND_HIGH_BYTES(chromas, lanes & 0xff00, 37302, 2203);
+            u8x8 blues = __builtin_shufflevector(chromas, chromas, 0, 2, 4, 6, 8, 10, 12, 14);
+            u8x8 reds = __builtin_shufflevector(chromas, chromas, 1, 3, 5, 7, 9, 11, 13, 15);
+            memcpy(luma_row + 2 * p, &lumas, sizeof lumas);
+            memcpy(cb_row + p, &blues, sizeof blues);
+            memcpy(cr_row + p, &reds, sizeof reds);
+        }
+#endif
+        for (; p < pairs; p++) {
+            luma_row[2 * p] = luma_full(row[4 * p]);
+            luma_row[2 * p + 1] = luma_full(row[4 * p + 2]);
+            cb_row[p] = chroma_full(row[4 * p + 1]);
+            cr_row[p] = chroma_full(row[4 * p + 3]);
         }
     }
 }

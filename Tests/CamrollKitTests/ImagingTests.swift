@@ -136,32 +136,39 @@ import Testing
         #expect(try JPEGDecoder().decodeRGB(encoded.bytes).0 == JPEGDecoder.Header(width: width, height: height))
     }
 
-    /// YUYV rows (with padding past the pixels) into the three planes, expanded or as they are.
-    @Test func yuyvSplitsIntoPlanesRowByRow() {
-        let width = 6, height = 2, stride = 16
+    /// YUYV rows (with padding past the pixels) into the three planes, expanded or as they are:
+    /// widths where only the per-pixel tail runs (6), the 16-pixel vector loop and a tail (38),
+    /// and a whole row of the vector loop (640) in which every byte value comes as Y, Cb and Cr.
+    @Test(arguments: [6, 38, 640])
+    func yuyvSplitsIntoPlanesRowByRow(width: Int) {
+        let height = 2, stride = width * 2 + 6
         var yuyv = [UInt8](repeating: 0xEE, count: stride * height)
         for row in 0..<height {
-            for pair in 0..<(width / 2) {
-                let at = row * stride + pair * 4, base = UInt8(16 + 40 * row + 10 * pair)
-                yuyv[at..<(at + 4)] = [base, 128 &+ UInt8(pair), base &+ 5, 120]
-            }
+            for x in 0..<(width * 2) { yuyv[row * stride + x] = UInt8(truncatingIfNeeded: x / 4 + 64 * row + 97 * (x % 4)) }
         }
+        var seen: (luma: Set<UInt8>, cb: Set<UInt8>, cr: Set<UInt8>) = ([], [], [])
         for fullRange in [true, false] {
             var luma = [UInt8](repeating: 0, count: width * height)
             var cb = [UInt8](repeating: 0, count: width / 2 * height), cr = cb
             cpixels_yuyv_to_planes(yuyv, stride, Int32(width), Int32(height), &luma, &cb, &cr, fullRange ? 1 : 0)
+            let expectLuma = { (value: UInt8) in fullRange ? value : cpixels_expand_luma(value) }
+            let expectChroma = { (value: UInt8) in fullRange ? value : cpixels_expand_chroma(value) }
+            var wrong = 0
             for row in 0..<height {
                 for pair in 0..<(width / 2) {
                     let at = row * stride + pair * 4
-                    let expectLuma = { (value: UInt8) in fullRange ? value : cpixels_expand_luma(value) }
-                    let expectChroma = { (value: UInt8) in fullRange ? value : cpixels_expand_chroma(value) }
-                    #expect(luma[row * width + 2 * pair] == expectLuma(yuyv[at]))
-                    #expect(luma[row * width + 2 * pair + 1] == expectLuma(yuyv[at + 2]))
-                    #expect(cb[row * width / 2 + pair] == expectChroma(yuyv[at + 1]))
-                    #expect(cr[row * width / 2 + pair] == expectChroma(yuyv[at + 3]))
+                    if luma[row * width + 2 * pair] != expectLuma(yuyv[at]) { wrong += 1 }
+                    if luma[row * width + 2 * pair + 1] != expectLuma(yuyv[at + 2]) { wrong += 1 }
+                    if cb[row * width / 2 + pair] != expectChroma(yuyv[at + 1]) { wrong += 1 }
+                    if cr[row * width / 2 + pair] != expectChroma(yuyv[at + 3]) { wrong += 1 }
+                    seen.luma.formUnion([yuyv[at], yuyv[at + 2]])
+                    seen.cb.insert(yuyv[at + 1])
+                    seen.cr.insert(yuyv[at + 3])
                 }
             }
+            #expect(wrong == 0, "width \(width), full range \(fullRange)")
         }
+        if width == 640 { #expect(seen.luma.count == 256 && seen.cb.count == 256 && seen.cr.count == 256) }
     }
 }
 

@@ -12,8 +12,8 @@ static inline uint8_t luma_full(int v) { return clamp_byte(((v - 16) * 76310 + 3
 static inline uint8_t chroma_full(int v) { return clamp_byte(((v - 16) * 74606 + 65536) >> 16); }
 
 /* Compiled twice, for AVX2 and for the x86-64 baseline, the one to run chosen when the library
- * loads (an ifunc): the expansions multiply 32-bit lanes, which SSE2 cannot do in one
- * instruction, so the baseline build runs them several times slower. */
+ * loads (an ifunc): AVX2 takes twice the samples an instruction, and the box average's 32-bit
+ * sums are several SSE2 instructions each. */
 #if defined(__x86_64__) && defined(__clang__)
 #define CPIXELS_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
@@ -34,6 +34,7 @@ typedef uint32_t u32x16 __attribute__((vector_size(64)));
  * luma_full's and chroma_full's very values (found by trying them all; a test compares the
  * two for all 256). A macro, not a function: a 32-byte vector argument is not allowed in the
  * baseline clone. */
+enum { LUMA_FACTOR = 38154, LUMA_OFFSET = 2320, CHROMA_FACTOR = 37302, CHROMA_OFFSET = 2203 };
 #define EXPAND_HIGH_BYTES(result, high, factor, offset) do { \
         u16x16 scaled_ = __builtin_convertvector((__builtin_convertvector((high), u32x16) * (factor)) >> 16, u16x16); \
         u16x16 value_ = ((scaled_ - (offset)) & (u16x16)(scaled_ > (offset))) >> 7; \
@@ -68,8 +69,8 @@ void cpixels_yuyv_to_planes(const uint8_t *yuyv, size_t stride, int width, int h
             u16x16 lanes;  /* Y in each lane's low byte, Cb or Cr in its high byte */
             memcpy(&lanes, row + 4 * p, sizeof lanes);
             u8x16 lumas, chromas;
-            EXPAND_HIGH_BYTES(lumas, lanes << 8, 38154, 2320);
-            EXPAND_HIGH_BYTES(chromas, lanes & 0xff00, 37302, 2203);
+            EXPAND_HIGH_BYTES(lumas, lanes << 8, LUMA_FACTOR, LUMA_OFFSET);
+            EXPAND_HIGH_BYTES(chromas, lanes & 0xff00, CHROMA_FACTOR, CHROMA_OFFSET);
             u8x8 blues = __builtin_shufflevector(chromas, chromas, 0, 2, 4, 6, 8, 10, 12, 14);
             u8x8 reds = __builtin_shufflevector(chromas, chromas, 1, 3, 5, 7, 9, 11, 13, 15);
             memcpy(luma_row + 2 * p, &lumas, sizeof lumas);
@@ -88,11 +89,15 @@ void cpixels_yuyv_to_planes(const uint8_t *yuyv, size_t stride, int width, int h
 
 CPIXELS_VECTOR_CLONES
 void cpixels_expand_plane(const uint8_t *restrict from, uint8_t *restrict to, size_t count, int chroma) {
-    if (chroma) {
-        for (size_t i = 0; i < count; i++) to[i] = chroma_full(from[i]);
-    } else {
-        for (size_t i = 0; i < count; i++) to[i] = luma_full(from[i]);
+    const uint16_t factor = chroma ? CHROMA_FACTOR : LUMA_FACTOR, offset = chroma ? CHROMA_OFFSET : LUMA_OFFSET;
+    size_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        u8x16 samples, expanded;
+        memcpy(&samples, from + i, sizeof samples);
+        EXPAND_HIGH_BYTES(expanded, __builtin_convertvector(samples, u16x16) << 8, factor, offset);
+        memcpy(to + i, &expanded, sizeof expanded);
     }
+    for (; i < count; i++) to[i] = chroma ? chroma_full(from[i]) : luma_full(from[i]);
 }
 
 /* Row by row of the output: the block's source rows summed sample by sample into `sums` (a loop

@@ -124,6 +124,17 @@ import Testing
         #expect(cpixels_expand_luma(16) == 0 && cpixels_expand_luma(235) == 255 && cpixels_expand_chroma(128) == 128)
     }
 
+    /// A plane expanded 16 samples at a time, and the rest one by one: every value, both ways.
+    @Test func planeExpansionGivesThePerSampleValues() {
+        let samples = (0..<(256 * 2 + 7)).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        for chroma in [false, true] {
+            var expanded = [UInt8](repeating: 0, count: samples.count)
+            cpixels_expand_plane(samples, &expanded, samples.count, chroma ? 1 : 0)
+            let wrong = zip(samples, expanded).filter { $1 != (chroma ? cpixels_expand_chroma($0) : cpixels_expand_luma($0)) }
+            #expect(wrong.isEmpty, "chroma \(chroma): \(wrong.prefix(5))")
+        }
+    }
+
     /// 4:2:0 frames of odd sizes: turbojpeg reads luma in pairs of rows and columns, so the
     /// plane is padded (the fuzz target `preview` caught a read past it at 1x511).
     @Test(arguments: [(1, 511), (5, 3), (33, 17), (2, 2)])

@@ -7,13 +7,21 @@ the tools so that they all see the same conditions:
     (f3's own "Average writing/reading speed"; camroll's summary rates; f3's MB are MiB);
   - parallel writers: `camroll snap -n COUNT --jobs N` against fio with N jobs writing the same
     number of files of the same size (one file a write, opened when written, as camroll does),
-    for N = 1, 2, 4 (fio's bw_bytes; camroll's summary MB/s over its saving time); on ext4 both
-    with O_DIRECT (`--direct`, fio's direct=1), so that it is the device that is measured and
-    not how much the page cache takes before writeback throttles (fio's files then a whole
-    number of blocks, the largest not above camroll's file size).
+    for N = 1, 2, 4, in files a second (fio's bw_bytes over its file size; camroll's summary
+    MB/s, over its saving time, over its file size); on ext4 both with O_DIRECT (`--direct`,
+    fio's direct=1), so that it is the device that is measured and not how much the page cache
+    takes before writeback throttles. O_DIRECT writes whole blocks only: camroll writes a file's
+    last partial block through the page cache, fio cannot, so fio runs twice there, its files
+    the whole blocks of camroll's (the tail left unwritten: less than camroll writes) and the
+    next whole number of blocks up (the tail padded to a block: a little more), and camroll is
+    compared with both.
+  - the price of an atomic save on the file system, apart from camroll: for the small files,
+    two C loops with the same jobs, files and writes (Benchmarks/atomic_cost.c), one creating each
+    file under its name as fio does, one writing it under a temporary name and renaming it into
+    place as camroll does; camroll is then also compared with the second.
 camroll saves a 2560x1440 photo-like JPEG (~2.3 MB, made once with cjpeg from a noisy
 gradient), the size a phone or a good webcam gives; the parallel writers are also measured with
-the test pattern's 48 KB JPEG, where the cost of each file (create, rename, catalog row) shows.
+the test pattern's 23 KB JPEG, where the cost of each file (create, rename, catalog row) shows.
 It prints medians over the rounds and the ratios the issue asks about: fill ≥ f3write,
 verify ≥ f3read, --jobs 2 ≥ 1.5 × --jobs 1 on tmpfs, --jobs N ≥ 0.95 × fio.
 
@@ -114,7 +122,7 @@ class Bench:
         return speed(write.stdout, "writing"), speed(read.stdout, "reading")
 
     def camroll_jobs(self, directory, jobs, direct):
-        """(MB/s, bytes a file) of COUNT saves by `jobs` writers."""
+        """(files a second, bytes a file) of COUNT saves by `jobs` writers."""
         if os.path.exists(self.catalog):
             os.remove(self.catalog)
         result = run([self.camroll, "snap", "-d", self.source, "-n", str(self.count),
@@ -124,12 +132,23 @@ class Bench:
             raise SystemExit(f"storage: camroll --jobs {jobs} failed: {result.stderr}")
         summary = last_json(result.stdout)
         empty(directory)
-        return summary["mb_per_s"], summary["bytes"] // summary["saves"]
+        file_bytes = summary["bytes"] // summary["saves"]
+        return summary["mb_per_s"] * 1e6 / file_bytes, file_bytes
 
-    def fio(self, directory, jobs, file_bytes, direct):
-        """MB/s of fio: `jobs` jobs, COUNT files in all of `file_bytes` each, one write a file."""
+    def c_loop(self, directory, jobs, file_bytes, direct, atomic):
+        """Files a second of Benchmarks/atomic_cost.c: COUNT files, renamed into place or not."""
+        result = run([self.atomic_cost, directory, str(self.count), str(file_bytes), str(jobs),
+                      "rename" if atomic else "plain"] + (["direct"] if direct else []))
+        if result.returncode != 0:
+            raise SystemExit(f"storage: atomic_cost failed: {result.stderr[-400:]}")
+        empty(directory)
+        return float(result.stdout)
+
+    def fio(self, directory, jobs, file_bytes, direct, padded=False):
+        """Files a second of fio: `jobs` jobs, COUNT files in all of `file_bytes` each (with
+        O_DIRECT, its whole blocks, or `padded` to the next whole block), one write a file."""
         if direct:
-            file_bytes = file_bytes // 4096 * 4096
+            file_bytes = (-(-file_bytes // 4096) if padded else file_bytes // 4096) * 4096
         result = run(["fio", "--name=saves", f"--directory={directory}", "--rw=write", f"--bs={file_bytes}",
                       f"--direct={1 if direct else 0}",
                       f"--filesize={file_bytes}", f"--nrfiles={self.count // jobs}", f"--numjobs={jobs}",
@@ -139,7 +158,7 @@ class Bench:
             raise SystemExit(f"storage: fio failed: {result.stderr[-400:]}")
         report = json.loads(result.stdout[result.stdout.index("{"):])
         empty(directory)
-        return report["jobs"][0]["write"]["bw_bytes"] / 1e6
+        return report["jobs"][0]["write"]["bw_bytes"] / file_bytes
 
 
 def spread(ours, theirs):
@@ -191,6 +210,8 @@ def main():
     make_photo(photo)
     bench = Bench(camroll, work, args.count, "file:" + photo)
     small = Bench(camroll, work, args.count * 10, "pattern")
+    small.atomic_cost = os.path.join(work, "atomic_cost")
+    subprocess.run(["cc", "-O2", "-o", small.atomic_cost, os.path.join(ROOT, "Benchmarks", "atomic_cost.c")], check=True)
     try:
         for name, directory in filesystems:
             print(f"\n{name} of {args.size_mb} MB at {directory}, {args.rounds} rounds, "
@@ -200,6 +221,11 @@ def main():
             fio = {n: [] for n in (1, 2, 4)}
             small_jobs = {n: [] for n in (1, 2, 4)}
             small_fio = {n: [] for n in (1, 2, 4)}
+            # With O_DIRECT, fio again with each file's tail padded to a whole block.
+            fio_padded = {n: [] for n in (1, 2, 4)}
+            small_fio_padded = {n: [] for n in (1, 2, 4)}
+            plain_loop = {n: [] for n in (1, 2, 4)}
+            rename_loop = {n: [] for n in (1, 2, 4)}
             file_bytes = small_bytes = None
             for round_number in range(args.rounds):
                 # Alternate which tool goes first.
@@ -212,32 +238,50 @@ def main():
                 direct = name != "tmpfs"
                 for n in (1, 2, 4):
                     # Alternate as above (fio takes camroll's file size, known once round 0 ran).
+                    def run_fio(tool, results, padded_results, file_bytes):
+                        results.append(tool.fio(directory, n, file_bytes, direct))
+                        if direct:
+                            padded_results.append(tool.fio(directory, n, file_bytes, direct, padded=True))
                     if round_number % 2 == 0:
                         rate, file_bytes = bench.camroll_jobs(directory, n, direct)
                         jobs[n].append(rate)
-                        fio[n].append(bench.fio(directory, n, file_bytes, direct))
+                        run_fio(bench, fio[n], fio_padded[n], file_bytes)
                         rate, small_bytes = small.camroll_jobs(directory, n, direct)
                         small_jobs[n].append(rate)
-                        small_fio[n].append(small.fio(directory, n, small_bytes, direct))
+                        run_fio(small, small_fio[n], small_fio_padded[n], small_bytes)
                     else:
-                        fio[n].append(bench.fio(directory, n, file_bytes, direct))
+                        run_fio(bench, fio[n], fio_padded[n], file_bytes)
                         jobs[n].append(bench.camroll_jobs(directory, n, direct)[0])
-                        small_fio[n].append(small.fio(directory, n, small_bytes, direct))
+                        run_fio(small, small_fio[n], small_fio_padded[n], small_bytes)
                         small_jobs[n].append(small.camroll_jobs(directory, n, direct)[0])
+                    loops = [(plain_loop, False), (rename_loop, True)]
+                    for results, atomic in (loops if round_number % 2 == 0 else loops[::-1]):
+                        results[n].append(small.c_loop(directory, n, small_bytes, direct, atomic))
             median = statistics.median
             print(f"  fill: camroll --fill {median(fill):.0f} MB/s, f3write {median(f3write):.0f} MB/s: "
                   f"ratio {median(fill) / median(f3write):.2f}, {spread(fill, f3write)} (target >= 1)")
             print(f"  read back: camroll verify {median(verify):.0f} MB/s, f3read {median(f3read):.0f} MB/s: "
                   f"ratio {median(verify) / median(f3read):.2f}, {spread(verify, f3read)} (target >= 1)")
             print("  parallel writers" + (" with O_DIRECT:" if name != "tmpfs" else ", through the page cache:"))
-            for label, count, size, ours, theirs in [("photos", args.count, file_bytes, jobs, fio),
-                                                     ("small files", args.count * 10, small_bytes, small_jobs, small_fio)]:
+            for label, count, size, ours, theirs, padded in [
+                    ("photos", args.count, file_bytes, jobs, fio, fio_padded),
+                    ("small files", args.count * 10, small_bytes, small_jobs, small_fio, small_fio_padded)]:
                 print(f"  {label}, {count} of {size} bytes: --jobs 2 / --jobs 1 = {median(ours[2]) / median(ours[1]):.2f}"
                       + (" (target >= 1.5 on tmpfs)" if name == "tmpfs" else ""))
                 for n in (1, 2, 4):
-                    print(f"    --jobs {n}: camroll {median(ours[n]):.0f} MB/s, fio {median(theirs[n]):.0f} MB/s: "
-                          f"ratio {median(ours[n]) / median(theirs[n]):.2f}, {spread(ours[n], theirs[n])} "
-                          f"(target >= 0.95)")
+                    line = (f"    --jobs {n}: camroll {median(ours[n]):.0f} files/s, fio {median(theirs[n]):.0f} files/s"
+                            + (" (whole blocks only)" if padded[n] else "")
+                            + f": ratio {median(ours[n]) / median(theirs[n]):.2f}, {spread(ours[n], theirs[n])}")
+                    if padded[n]:
+                        line += (f"; fio with the tail padded {median(padded[n]):.0f} files/s: ratio "
+                                 f"{median(ours[n]) / median(padded[n]):.2f}, {spread(ours[n], padded[n])}")
+                    print(line + " (target >= 0.95)")
+            print("  the price of an atomic save here, small files (C loops, Benchmarks/atomic_cost.c):")
+            for n in (1, 2, 4):
+                print(f"    --jobs {n}: renamed into place {median(rename_loop[n]):.0f} files/s, created under "
+                      f"their names {median(plain_loop[n]):.0f} files/s: ratio "
+                      f"{median(rename_loop[n]) / median(plain_loop[n]):.2f}; camroll / the renaming loop "
+                      f"{median(small_jobs[n]) / median(rename_loop[n]):.2f}, {spread(small_jobs[n], rename_loop[n])}")
     finally:
         for command in undo:
             run(command)

@@ -63,7 +63,8 @@ import Testing
     }
 
     /// Save rows are written with the status check switched off (`recordSaves`): the rows are
-    /// right, and the check holds again for the next statement.
+    /// right — each earlier row of a path saved again, in the same batch or an earlier one,
+    /// `replaced`, a deleted one left so — and the check holds again for the next statement.
     @Test func savesRecordedInABatchLeaveTheStatusCheckOn() throws {
         let dir = try TemporaryDirectory()
         let catalog = try Catalog(path: dir.file("c.sqlite3"))
@@ -77,11 +78,14 @@ import Testing
             Catalog.NewSave(captureID: captureID, seq: seq, path: path, bytes: 10, xxh128: "h", savedAt: Date(),
                             durationMicroseconds: 1, synced: false)
         }
-        try catalog.recordSaves([save(1, "/p/a.jpg"), save(2, "/p/b.jpg"), save(3, "/p/a.jpg")])
+        try catalog.recordSaves([save(1, "/p/a.jpg"), save(2, "/p/b.jpg"), save(3, "/p/a.jpg"), save(4, "/p/d.jpg")])
+        try catalog.database.execute("UPDATE saves SET status = 'deleted' WHERE seq = 4")
+        // A second batch replaces rows of the first (b) but not a deleted one (d).
+        try catalog.recordSaves([save(5, "/p/b.jpg"), save(6, "/p/c.jpg"), save(7, "/p/d.jpg")])
         let statuses = try catalog.database.prepare("SELECT status FROM saves ORDER BY seq")
         var seen: [String] = []
         while try statuses.step() { seen.append(statuses.text(0) ?? "") }
-        #expect(seen == ["replaced", "saved", "saved"])
+        #expect(seen == ["replaced", "replaced", "saved", "deleted", "saved", "saved", "saved"])
         #expect(try catalog.database.scalarInt("PRAGMA ignore_check_constraints") == 0)
         #expect(throws: DatabaseError.self) { try catalog.database.execute("UPDATE saves SET status = 'bogus'") }
     }

@@ -9,6 +9,7 @@ public final class Catalog {
     public let readOnly: Bool
     private var insertSave: Statement?
     private var markReplaced: Statement?
+    private var markReplacedSince: Statement?
     /// Opened with the first run this connection begins.
     private var runLock: RunLock?
 
@@ -342,7 +343,12 @@ public final class Catalog {
         public var job: Int? = nil
     }
 
-    /// Inserts the `saved` rows of `saves` in one transaction (each as `recordSave` does).
+    /// Inserts the `saved` rows of `saves` in one transaction, and marks `replaced` every earlier
+    /// row of their paths, in the catalog or in the batch, as `recordSave` does for one row.
+    ///
+    /// The earlier rows are found by one statement for the batch, after the inserts: a statement
+    /// for each row cost 5 600 of the catalog thread's 24 400 instructions a row (callgrind, 2000
+    /// saves), most of it opening and closing cursors to find, for a new path, nothing.
     ///
     /// SQLite checks `saves.status IN (…six states…)` by building a temporary b-tree of the six
     /// names for every row written: half of the catalog thread's work in a run of small files
@@ -353,7 +359,19 @@ public final class Catalog {
         try database.execute("PRAGMA ignore_check_constraints=ON")
         defer { try? database.execute("PRAGMA ignore_check_constraints=OFF") }
         try database.transaction {
-            for save in saves { try recordSave(save) }
+            // Under BEGIN IMMEDIATE no other connection writes: the batch's ids are those above.
+            let lastBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM saves") ?? 0
+            for save in saves { try insertSavedRow(save) }
+            let replace = try markReplacedSince ?? database.prepare(
+                """
+                UPDATE saves SET status = 'replaced' WHERE id IN (
+                    SELECT earlier.id FROM saves AS new
+                    JOIN saves AS earlier ON earlier.path = new.path AND earlier.id < new.id
+                    WHERE new.id > ?
+                      AND (earlier.status = 'saved' OR earlier.status = 'missing' OR earlier.status = 'corrupt'))
+                """)
+            markReplacedSince = replace
+            try replace.bind(.int(lastBefore)).run()
         }
     }
 
@@ -370,6 +388,10 @@ public final class Catalog {
             "UPDATE saves SET status = 'replaced' WHERE path = ? AND (status = 'saved' OR status = 'missing' OR status = 'corrupt')")
         markReplaced = replace
         try replace.bind(.text(save.path)).run()
+        try insertSavedRow(save)
+    }
+
+    private func insertSavedRow(_ save: NewSave) throws {
         let statement = try insertSave ?? database.prepare(
             """
             INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job)

@@ -9,6 +9,22 @@ import Testing
             .init(seq: seq, seqWidth: String(total).count, run: 42, frame: frame, frameWidth: 1, time: time))
     }
 
+    /// `.NAME.camroll-PID-RANDOM.tmp`: hidden, named after the file and the process, 12 random
+    /// hex digits, what `verify --repair` looks for; a long name cut to fit NAME_MAX.
+    @Test func temporaryNamesAreHiddenUnpredictableAndFoundByRepair() throws {
+        let pattern = try Regex(AtomicFileWriter.temporaryNamePattern(pid: getpid()))
+        let names = (0..<3).map { _ in AtomicFileWriter.temporaryName(for: "shot_0001.jpg") }
+        for name in names {
+            #expect(name.hasPrefix(".shot_0001.jpg.camroll-\(getpid())-") && name.hasSuffix(".tmp"), "\(name)")
+            let random = name.dropLast(4).suffix(13)
+            #expect(random.first == "-" && random.dropFirst().allSatisfy { "0123456789abcdef".contains($0) }, "\(name)")
+            #expect(name.wholeMatch(of: pattern) != nil, "\(name)")
+        }
+        #expect(Set(names).count == 3)
+        let long = AtomicFileWriter.temporaryName(for: Substring(String(repeating: "é", count: 127)))
+        #expect(long.utf8.count <= 255 && long.wholeMatch(of: pattern) != nil, "\(long)")
+    }
+
     /// After a short writev, the next one starts at the first byte not written: inside a
     /// piece, on a piece's edge, or past several pieces.
     @Test func aShortWriteResumesAtTheFirstUnwrittenByte() {

@@ -74,27 +74,33 @@ public final class AtomicFileWriter {
 
     /// `.NAME.camroll-PID-RANDOM.tmp`: hidden, saying which process left it, unpredictable, and
     /// within NAME_MAX (255 bytes) whatever the final name's length (its end is cut off).
-    /// Laid out byte by byte in one allocation: it runs once per save.
+    /// Laid out in one allocation, the name and the infix copied whole: it runs once per save.
     public static func temporaryName(for name: Substring) -> String {
         let room = Int(NAME_MAX) - temporarySuffixBytes
         var kept = name
         while kept.utf8.count > room { kept = kept.dropLast() }
         let random = randomBits.withLock { $0.next48() }
-        let length = 1 + kept.utf8.count + temporaryInfix.count + 12 + 4
+        let infix = temporaryInfix
+        let length = 1 + kept.utf8.count + infix.count + 12 + 4
         return String(unsafeUninitializedCapacity: length) { bytes in
-            var end = 0
-            func append(_ byte: UInt8) {
+            let start = UnsafeMutableRawPointer(bytes.baseAddress!)
+            bytes[0] = UInt8(ascii: ".")
+            var end = 1
+            func copy(_ source: UnsafeBufferPointer<UInt8>) {
+                if let from = source.baseAddress { (start + end).copyMemory(from: from, byteCount: source.count) }
+                end += source.count
+            }
+            kept.withUTF8(copy)
+            infix.withUnsafeBufferPointer(copy)
+            for shift in stride(from: 44, through: 0, by: -4) {
+                let digit = UInt8(truncatingIfNeeded: random >> UInt64(shift)) & 0xf
+                bytes[end] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
+                end += 1
+            }
+            for byte in [UInt8(ascii: "."), UInt8(ascii: "t"), UInt8(ascii: "m"), UInt8(ascii: "p")] {
                 bytes[end] = byte
                 end += 1
             }
-            append(UInt8(ascii: "."))
-            for byte in kept.utf8 { append(byte) }
-            for byte in temporaryInfix { append(byte) }
-            for shift in stride(from: 44, through: 0, by: -4) {
-                let digit = UInt8(truncatingIfNeeded: random >> UInt64(shift)) & 0xf
-                append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
-            }
-            for byte in ".tmp".utf8 { append(byte) }
             return end
         }
     }

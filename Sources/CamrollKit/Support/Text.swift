@@ -74,7 +74,10 @@ enum Format {
     /// `value` right-aligned in `width` characters, padded with `pad` (%0Nd, %Nd).
     static func integer(_ value: Int, width: Int, pad: Character = " ") -> String {
         let text = String(value)
-        return text.count >= width ? text : String(repeating: pad, count: width - text.count) + text
+        // Digits and a sign are one byte each: the byte count is the width, without the
+        // character-by-character count (this names every file a run saves).
+        let length = text.utf8.count
+        return length >= width ? text : String(repeating: pad, count: width - length) + text
     }
 
     /// Two upper-case hex digits (%02X).

@@ -236,6 +236,24 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("run.gif")))
     }
 
+    /// A run of one save: "1 save", the histogram's count axis 0 and 1 (not 0, 1, 1), and the
+    /// time axis's last label ending at the frame, not cut off by the picture's edge.
+    @Test func aOneSaveRunIsDrawnWithoutRepeatedOrCutLabels() throws {
+        let dir = try TemporaryDirectory()
+        let run = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("a.jpg"), "--db", dir.file("c.sqlite3"), "--quiet"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let stats = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3"), "--plot", dir.file("one.svg")])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let svg = String(decoding: try fileBytes(dir.file("one.svg")), as: UTF8.self)
+        #expect(svg.contains("camroll run 1: 1 save, "))
+        let histogram = svg.components(separatedBy: "save latency histogram")[1]
+        let countLabels = histogram.split(separator: "\n").filter { $0.contains("text-anchor=\"end\"") && !$0.contains("≤") }
+        #expect(countLabels.map { $0.split(separator: ">")[1].prefix { $0 != "<" } } == ["0", "1"], "\(countLabels)")
+        let timeAxis = svg.components(separatedBy: "throughput over time")[1].components(separatedBy: "<polygon")[0]
+        let lastTimeLabel = timeAxis.split(separator: "\n").last { $0.hasPrefix("<text") && $0.contains("s</text>") }
+        #expect(lastTimeLabel?.contains("text-anchor=\"end\"") == true, "\(lastTimeLabel ?? "")")
+    }
+
     /// The PNG is the SVG drawn by librsvg at twice its size: decoded here, each chart's colour
     /// is in its own panel and nowhere else, the title's text is drawn, the background white.
     @Test func statsWritesTheChartsAsPNGDrawnFromTheSVG() throws {

@@ -58,7 +58,7 @@ enum RunPlot {
 
     static func svg(_ timeline: SaveTimeline) -> String {
         let bytes = timeline.saves.reduce(0) { $0 + $1.bytes }
-        let title = "camroll run \(timeline.runID): \(timeline.saves.count) saves, \(Units.bytes(bytes)) in "
+        let title = "camroll run \(timeline.runID): \(timeline.saves.count) save\(timeline.saves.count == 1 ? "" : "s"), \(Units.bytes(bytes)) in "
             + "\(Units.duration(microseconds: Int(timeline.seconds * 1e6))), "
             + "\(Format.fixed(Double(bytes) / 1e6 / max(timeline.seconds, 1e-6), 1)) MB/s"
         let plotWidth = width - left - right
@@ -131,7 +131,8 @@ enum RunPlot {
         let buckets = LatencyBuckets(timeline.saves.map(\.durationMicroseconds).sorted()).buckets
         let most = Double(max(1, buckets.map(\.count).max() ?? 1))
         svg += panel(y: y0, title: "save latency histogram (saves per bucket)", xTicks: [], xMax: 1, xLabel: { _ in "" },
-                     yTicks: [0, 0.5, 1], yLabel: { String(Int(($0 * most).rounded())) })
+                     // A middle line only where it falls on a whole count (1 save: 0 and 1, not 0, 1, 1).
+                     yTicks: Int(most) % 2 == 0 ? [0, 0.5, 1] : [0, 1], yLabel: { String(Int(($0 * most).rounded())) })
         let barWidth = plotWidth / Double(max(1, buckets.count))
         for (index, bucket) in buckets.enumerated() {
             let barHeight = panelHeight * Double(bucket.count) / most
@@ -160,7 +161,9 @@ enum RunPlot {
         for tick in xTicks {
             let x = left + plotWidth * tick / xMax
             text += "<line x1=\"\(format(x))\" x2=\"\(format(x))\" y1=\"\(format(y))\" y2=\"\(format(y + panelHeight))\" stroke=\"#eee\"/>\n"
-            text += "<text x=\"\(format(x))\" y=\"\(format(y + panelHeight + 16))\" text-anchor=\"middle\">\(escaped(xLabel(tick)))</text>\n"
+            // The last label ends at the frame's right edge rather than running past the picture's.
+            let anchor = x > left + plotWidth - 30 ? "end" : "middle"
+            text += "<text x=\"\(format(x))\" y=\"\(format(y + panelHeight + 16))\" text-anchor=\"\(anchor)\">\(escaped(xLabel(tick)))</text>\n"
         }
         return text
     }

@@ -13,8 +13,8 @@ struct CatalogCommands {
     var repair = false
     /// `verify --jobs`: files read at once.
     var jobs = 1
-    /// `stats --plot`: where to write the run's charts (SVG or PNG, by the name).
-    var plot: String?
+    /// `stats --plot`: where to write the run's charts, and as what (by the name's extension).
+    var plot: (path: String, kind: RunPlot.FileKind)?
     var force = false
     var csv = false
     var limit: Int?
@@ -53,10 +53,10 @@ struct CatalogCommands {
                 case "--repair": repair = true
                 case "--jobs": jobs = try ValueParser.integer(value, option: typed, range: 1...64)
                 case "--plot":
-                    guard RunPlot.FileKind(path: value) != nil else {
+                    guard let kind = RunPlot.FileKind(path: value) else {
                         throw scanner.usageError("'--plot' writes SVG or PNG: give a name ending in .svg or .png")
                     }
-                    plot = value
+                    plot = (value, kind)
                 case "--force": force = true
                 case "--csv": csv = true
                 case "--full": full = true
@@ -476,8 +476,8 @@ struct CatalogCommands {
         let timeline = try SaveTimeline(catalog: catalog, runID: runID)
         var plotted: String?
         if let plot, let timeline {
-            let path = AbsolutePath.resolve(plot)
-            let bytes = try RunPlot.file(timeline, kind: RunPlot.FileKind(path: path) ?? .svg)
+            let path = AbsolutePath.resolve(plot.path)
+            let bytes = try RunPlot.file(timeline, kind: plot.kind)
             try bytes.withUnsafeBytes { _ = try AtomicFileWriter(existing: .replace, sync: false).write([$0], to: path) }
             plotted = path
         }

@@ -9,7 +9,6 @@ public final class Catalog {
     public let readOnly: Bool
     private var insertSave: Statement?
     private var markReplaced: Statement?
-    private var markReplacedSince: Statement?
     /// Opened with the first run this connection begins.
     private var runLock: RunLock?
 
@@ -344,11 +343,7 @@ public final class Catalog {
     }
 
     /// Inserts the `saved` rows of `saves` in one transaction, and marks `replaced` every earlier
-    /// row of their paths, in the catalog or in the batch, as `recordSave` does for one row.
-    ///
-    /// The earlier rows are found by one statement for the batch, after the inserts: a statement
-    /// for each row cost 5 600 of the catalog thread's 24 400 instructions a row (callgrind, 2000
-    /// saves), most of it opening and closing cursors to find, for a new path, nothing.
+    /// row of their paths, in the catalog or in the batch (`markEarlierRowsReplaced`).
     ///
     /// SQLite checks `saves.status IN (…six states…)` by building a temporary b-tree of the six
     /// names for every row written: half of the catalog thread's work in a run of small files
@@ -359,19 +354,9 @@ public final class Catalog {
         try database.execute("PRAGMA ignore_check_constraints=ON")
         defer { try? database.execute("PRAGMA ignore_check_constraints=OFF") }
         try database.transaction {
-            // Under BEGIN IMMEDIATE no other connection writes: the batch's ids are those above.
-            let lastBefore = try database.scalarInt("SELECT coalesce(max(id), 0) FROM saves") ?? 0
+            let lastBefore = try lastSaveID()
             for save in saves { try insertSavedRow(save) }
-            let replace = try markReplacedSince ?? database.prepare(
-                """
-                UPDATE saves SET status = 'replaced' WHERE id IN (
-                    SELECT earlier.id FROM saves AS new
-                    JOIN saves AS earlier ON earlier.path = new.path AND earlier.id < new.id
-                    WHERE new.id > ?
-                      AND (earlier.status = 'saved' OR earlier.status = 'missing' OR earlier.status = 'corrupt'))
-                """)
-            markReplacedSince = replace
-            try replace.bind(.int(lastBefore)).run()
+            try markEarlierRowsReplaced(since: lastBefore)
         }
     }
 
@@ -380,15 +365,34 @@ public final class Catalog {
     /// marked `replaced` in the same transaction, so that deleting its run cannot remove this
     /// file. The caller decides when to commit (see `SaveRecorder`).
     public func recordSave(_ save: NewSave) throws {
-        // Equalities, not `status IN (…)`: SQLite builds a temporary b-tree of an IN list of more
-        // than two values each time the statement finds a row of the path, and every save of a
-        // path saved before finds one (a benchmark reusing its names fell from 23 000 to 8 000
-        // saves a second over twelve runs).
-        let replace = try markReplaced ?? database.prepare(
-            "UPDATE saves SET status = 'replaced' WHERE path = ? AND (status = 'saved' OR status = 'missing' OR status = 'corrupt')")
-        markReplaced = replace
-        try replace.bind(.text(save.path)).run()
+        let lastBefore = try lastSaveID()
         try insertSavedRow(save)
+        try markEarlierRowsReplaced(since: lastBefore)
+    }
+
+    private func lastSaveID() throws -> Int {
+        try database.scalarInt("SELECT coalesce(max(id), 0) FROM saves") ?? 0
+    }
+
+    /// Marks `replaced` every saved, missing or corrupt row that has a later row of its path
+    /// among the rows above `lastBefore`: one statement for a whole batch, after its inserts (a
+    /// statement for each row cost 5 600 of the catalog thread's 24 400 instructions a row,
+    /// callgrind over 2000 saves, most of it opening cursors to find, for a new path, nothing).
+    /// Right whatever else was inserted meanwhile: a row with a later row of its path is replaced.
+    /// Equalities, not `status IN (…)`: SQLite builds a temporary b-tree of an IN list of more
+    /// than two values each time it finds such a row, and every save of a path saved before
+    /// finds one (a benchmark reusing its names fell from 23 000 to 8 000 saves a second).
+    private func markEarlierRowsReplaced(since lastBefore: Int) throws {
+        let statement = try markReplaced ?? database.prepare(
+            """
+            UPDATE saves SET status = 'replaced' WHERE id IN (
+                SELECT earlier.id FROM saves AS new
+                JOIN saves AS earlier ON earlier.path = new.path AND earlier.id < new.id
+                WHERE new.id > ?
+                  AND (earlier.status = 'saved' OR earlier.status = 'missing' OR earlier.status = 'corrupt'))
+            """)
+        markReplaced = statement
+        try statement.bind(.int(lastBefore)).run()
     }
 
     private func insertSavedRow(_ save: NewSave) throws {

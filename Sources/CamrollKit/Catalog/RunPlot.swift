@@ -41,17 +41,16 @@ enum RunPlot {
 
     static func png(fromSVG svg: String) throws -> [UInt8] {
         var why = [CChar](repeating: 0, count: 256)
-        func reason() -> String { String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         guard crsvg_load(&why, why.count) == 1 else {
             throw CamrollError(
-                .unavailable, "cannot draw a PNG: \(reason())",
+                .unavailable, "cannot draw a PNG: \(String(nulTerminated: why))",
                 hint: "Install librsvg (Debian: apt install librsvg2-2), or write SVG: --plot run.svg.")
         }
         var length = 0
         let drawn = svg.utf8CString.withUnsafeBufferPointer { text in
             crsvg_render_png(text.baseAddress, text.count - 1, Int32(width), Int32(height), pngScale, &length, &why, why.count)
         }
-        guard let drawn else { throw CamrollError(.failure, "cannot draw a PNG: \(reason())") }
+        guard let drawn else { throw CamrollError(.failure, "cannot draw a PNG: \(String(nulTerminated: why))") }
         defer { free(drawn) }
         return Array(UnsafeBufferPointer(start: drawn, count: length))
     }

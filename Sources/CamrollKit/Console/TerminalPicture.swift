@@ -47,7 +47,7 @@ public final class TerminalPainter {
         var why = [CChar](repeating: 0, count: 256)
         guard cchafa_load(&why, why.count) == 1 else {
             throw CamrollError(
-                .unavailable, "cannot draw pictures in the terminal: \(String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))",
+                .unavailable, "cannot draw pictures in the terminal: \(String(nulTerminated: why))",
                 hint: "Install libchafa (Debian: apt install libchafa0), or use --preview-mode none.")
         }
         var detectedCanvas: Int32 = 0, detectedPixels: Int32 = 0

@@ -2,6 +2,11 @@
 /// (String(format:), padding, trimming, NSRegularExpression) pulls in ICU, tens of megabytes
 /// of binary and tens of milliseconds of start-up under emulation, for a few numbers and paths.
 extension String {
+    /// The text a C function wrote into `buffer`, up to its terminating NUL (or all of it).
+    init(nulTerminated buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     /// Cut or padded with spaces on the right to exactly `width` characters.
     func padded(to width: Int) -> String {
         count >= width ? String(prefix(width)) : self + String(repeating: " ", count: width - count)

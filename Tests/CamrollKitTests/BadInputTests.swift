@@ -53,6 +53,12 @@ import Testing
         Case(arguments: ["--db", "@"], status: 73, message: "is a directory"),
         Case(arguments: ["-o", "~nobody/x.jpg"], status: 64, message: "'~user' paths are not expanded"),
         Case(arguments: ["-o", "@/" + String(repeating: "x", count: 256)], status: 73, message: "File name too long"),
+        // Found by a sweep of random option values: an empty --db was the working directory,
+        // and a directory where the file should go was "already exists, use --overwrite".
+        Case(arguments: ["--db", ""], status: 64, message: "invalid value '' for '--db': expected a path"),
+        Case(arguments: ["-o", "@"], status: 64, message: "names a directory, not a file"),
+        Case(arguments: ["-o", "@/{seq}.jpg"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),
+        Case(arguments: ["-o", "@/{seq}.jpg", "--overwrite"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),
     ]
 
     @Test(arguments: cases)
@@ -62,6 +68,7 @@ import Testing
         try Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46]).write(to: URL(fileURLWithPath: dir.file("broken.jpg")))
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: dir.file("existing.jpg")))
         try Data(jpegClaiming(width: 60000, height: 60000)).write(to: URL(fileURLWithPath: dir.file("huge.jpg")))
+        try FileManager.default.createDirectory(atPath: dir.file("1.jpg"), withIntermediateDirectories: false)
 
         // Defaults first: the case's own options come later and win.
         let given = testCase.arguments.map { $0.replacingOccurrences(of: "@", with: dir.path) }
@@ -72,12 +79,30 @@ import Testing
         #expect(result.status == testCase.status, "stderr: \(result.stderr)")
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.first?.hasPrefix("camroll: error: ") == true, "stderr: \(result.stderr)")
-        #expect(lines.first?.contains(testCase.message) == true, "stderr: \(result.stderr)")
+        #expect(lines.first?.contains(testCase.message.replacingOccurrences(of: "@", with: dir.path)) == true,
+                "stderr: \(result.stderr)")
         #expect(lines.count <= 2, "one error line and at most one hint: \(result.stderr)")
         #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Backtrac"))
         // Nothing the user had is touched.
         #expect(try String(contentsOfFile: dir.file("existing.jpg"), encoding: .utf8) == "keep me")
         #expect(dir.files(in: "shots").isEmpty)
+    }
+
+    /// The catalog commands read the catalog: a directory in its place is "no catalog" (66), not
+    /// SQLite's "disk I/O error" (74), and an empty path is a usage error.
+    @Test func theCatalogCommandsSayWhenTheCatalogIsADirectory() throws {
+        let dir = try TemporaryDirectory()
+        for command in ["list", "show", "verify", "stats", "delete"] {
+            var arguments = [command, "--db", dir.path]
+            if command == "show" { arguments.append("1") }
+            if command == "delete" { arguments += ["--run", "1"] }
+            let result = try CamrollBinary.run(arguments)
+            #expect(result.status == 66, "\(command): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("camroll: error: catalog \(dir.path) is a directory\n"), "\(command): \(result.stderr)")
+            let empty = try CamrollBinary.run([command, "--db", ""])
+            #expect(empty.status == 64 && empty.stderr.hasPrefix("camroll: error: invalid value '' for '--db'"),
+                    "\(command): \(empty.stderr)")
+        }
     }
 
     /// This machine has no camera: each command says so, and what to do instead.

@@ -91,6 +91,12 @@ enum ValueParser {
         return mode
     }
 
+    /// A file's path: anything but empty, which would otherwise resolve to the working directory.
+    static func path(_ text: String, option: String) throws -> String {
+        guard !text.isEmpty else { throw CamrollError.usage("invalid value '' for '\(option)': expected a path") }
+        return text
+    }
+
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
         guard let value = Int(text.replacing("_", with: "")) else {
             throw CamrollError.usage("invalid value '\(text)' for '\(option)': expected a whole number")

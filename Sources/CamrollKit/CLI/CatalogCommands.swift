@@ -44,7 +44,7 @@ struct CatalogCommands {
                 }
                 switch option.id {
                 case "--help": throw HelpRequest(command: command)
-                case "--db": database = value
+                case "--db": database = try ValueParser.path(value, option: typed)
                 case "--run": runID = value == "last" ? Self.last : try id()
                 case "--capture":
                     captureID = value == "last" && command == "show" ? Self.last : try id()
@@ -102,6 +102,10 @@ struct CatalogCommands {
         let path = AbsolutePath.resolve(try database.map { try UserDirectories.expandingTilde($0, environment: environment) } ?? Catalog.defaultPath(environment: environment))
         guard FileManager.default.fileExists(atPath: path) else {
             throw CamrollError(.noInput, "no catalog at \(path)", hint: "Take photos with 'camroll snap' first, or name one with --db PATH.")
+        }
+        if Directories.isDirectory(path) {
+            // SQLite's own word for it is "disk I/O error".
+            throw CamrollError(.noInput, "catalog \(path) is a directory", hint: "Name the catalog's file with --db PATH.")
         }
         // Reading commands change nothing, so they work on a catalog they cannot write.
         let writes = command == "delete" || (command == "verify" && repair)

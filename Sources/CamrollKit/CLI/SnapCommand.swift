@@ -60,6 +60,11 @@ struct SnapCommand {
             ?? OutputTemplate.defaultText(environment: environment)
         _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
         let template = try OutputTemplate(AbsolutePath.resolve(templateText))
+        if let path = template.fixedPath, Directories.isDirectory(path) {
+            // As a name ending in '/' is (OutputTemplate.init); saving would only fail later.
+            throw CamrollError.usage("output template '\(templateText)' names a directory, not a file",
+                hint: "Add a file name, e.g. '\(templateText)/{seq}.jpg'.")
+        }
         if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
             throw CamrollError.usage(
                 "output template '\(templateText)' gives every save the same name",

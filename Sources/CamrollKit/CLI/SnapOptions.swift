@@ -148,7 +148,7 @@ public struct SnapOptions: Sendable {
                     }
                     options.thumbnail = box
                 }
-            case "--db": options.database = value
+            case "--db": options.database = try ValueParser.path(value, option: name)
             case "--set":
                 let parts = value.split(separator: "=", maxSplits: 1)
                 guard parts.count == 2, !parts[0].isEmpty else {

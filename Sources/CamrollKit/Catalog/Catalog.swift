@@ -79,8 +79,7 @@ public final class Catalog {
     }
 
     private static func refuseDirectory(_ path: String) throws {
-        var status = stat()
-        if stat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+        if Directories.isDirectory(path) {
             throw CamrollError(
                 .cannotCreate, "catalog \(path) is a directory",
                 hint: "Name a file with --db, e.g. --db \(path)/catalog.sqlite3.")

@@ -192,6 +192,10 @@ public final class AtomicFileWriter {
             let code = rename(temporary, to: target)
             if code == 0 { return targetPath }
             guard code == EEXIST, existing == .keepAndNumber, number < 1000 else {
+                if code == EEXIST || code == EISDIR, Directories.isDirectory(targetPath) {
+                    // Not "already exists, use --overwrite": --overwrite cannot replace a directory.
+                    throw CamrollError(.cannotCreate, "cannot save \(targetPath): a directory has that name")
+                }
                 throw Self.userError(SystemError("rename", path: targetPath, errno: code), path: targetPath)
             }
             number += 1

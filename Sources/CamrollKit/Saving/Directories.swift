@@ -13,4 +13,10 @@ enum Directories {
         if !parent.isEmpty { try create("/" + parent) }
         if mkdir(path, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir", path: path) }
     }
+
+    /// Whether `path` is a directory (or a link to one).
+    static func isDirectory(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
 }

@@ -56,6 +56,8 @@ import Testing
         // Found by a sweep of random option values: an empty --db was the working directory,
         // and a directory where the file should go was "already exists, use --overwrite".
         Case(arguments: ["--db", ""], status: 64, message: "invalid value '' for '--db': expected a path"),
+        Case(arguments: ["-d", "file:@/huge.jpg", "--max-pixels", "1000"], status: 65,
+             message: "60000x60000 (3600 megapixels), over the limit of 1000 pixels"),
         Case(arguments: ["-o", "@"], status: 64, message: "names a directory, not a file"),
         Case(arguments: ["-o", "@/{seq}.jpg"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),
         Case(arguments: ["-o", "@/{seq}.jpg", "--overwrite"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),
@@ -100,6 +102,10 @@ import Testing
             #expect(result.status == 66, "\(command): \(result.stderr)")
             #expect(result.stderr.hasPrefix("camroll: error: catalog \(dir.path) is a directory\n"), "\(command): \(result.stderr)")
             let empty = try CamrollBinary.run([command, "--db", ""])
+            if command == "verify" {
+                let emptyPath = try CamrollBinary.run(["verify", "", "--db", dir.file("c.sqlite3")])
+                #expect(emptyPath.status == 64 && emptyPath.stderr.hasPrefix("camroll: error: one of the paths is empty"), "\(emptyPath.stderr)")
+            }
             #expect(empty.status == 64 && empty.stderr.hasPrefix("camroll: error: invalid value '' for '--db'"),
                     "\(command): \(empty.stderr)")
         }

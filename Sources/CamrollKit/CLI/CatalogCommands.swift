@@ -67,6 +67,8 @@ struct CatalogCommands {
         }
         switch command {
         case "verify":
+            // An empty one would be the working directory.
+            if positionals.contains("") { throw scanner.usageError("one of the paths is empty") }
             paths = positionals
             if runID != nil && !paths.isEmpty { throw scanner.usageError("give --run or paths, not both") }
         case "show":

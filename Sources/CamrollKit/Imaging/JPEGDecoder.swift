@@ -65,13 +65,16 @@ public final class JPEGDecoder {
         guard pixels > maxPixels else { return }
         throw CamrollError(
             .dataError,
-            "\(subject) is \(header.width)x\(header.height) (\(megapixels(pixels)) megapixels), over the limit of \(megapixels(maxPixels)) megapixels",
+            "\(subject) is \(header.width)x\(header.height) (\(pixelCount(pixels))), over the limit of \(pixelCount(maxPixels))",
             hint: "If the picture is genuine, raise the limit with --max-pixels \(pixels) (decoding takes 3 bytes a pixel).")
     }
 
-    static func megapixels(_ pixels: Int) -> String {
+    /// `3600 megapixels`, `2.1 megapixels`; below a tenth of one (a small --max-pixels) the
+    /// pixels themselves, not "0.0 megapixels".
+    static func pixelCount(_ pixels: Int) -> String {
+        guard pixels >= 100_000 else { return "\(pixels) pixels" }
         let value = Double(pixels) / 1e6
-        return value >= 10 ? String(Int(value.rounded())) : String((value * 10).rounded() / 10)
+        return (value >= 10 ? String(Int(value.rounded())) : String((value * 10).rounded() / 10)) + " megapixels"
     }
 
     /// Decodes the whole image to RGB. Warnings (truncated data, corrupt entropy) are errors:

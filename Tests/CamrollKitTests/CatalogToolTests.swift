@@ -172,6 +172,20 @@ import Testing
                                               "--db", dir.file("c.sqlite3")])
         #expect(tooSmall.status == 65 && tooSmall.stderr.contains("even at quality 1"))
         #expect(!FileManager.default.fileExists(atPath: dir.file("c.jpg")))
+
+        // A limit the pixels alone would fit in, but not with the EXIF block: the message
+        // counts what the file would take, which is over the limit (it once said "703 bytes,
+        // over --max-bytes 800"), and --no-exif is the way out.
+        let withExif = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--max-bytes", "800", "-o", dir.file("d.jpg"),
+                                              "--db", dir.file("c.sqlite3")])
+        #expect(withExif.status == 65, "\(withExif.stderr)")
+        let stated = withExif.stderr.firstMatch(of: /takes (\d+) bytes \((\d+) of them its EXIF block\), over --max-bytes 800/)
+        #expect(stated.map { Int($0.1)! > 800 && Int($0.2)! > 0 } == true, "\(withExif.stderr)")
+        #expect(withExif.stderr.contains("--no-exif"))
+        let withoutExif = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--max-bytes", "800", "--no-exif",
+                                                 "-o", dir.file("d.jpg"), "--db", dir.file("c.sqlite3")])
+        #expect(withoutExif.status == 0, "\(withoutExif.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("d.jpg"))).count <= 800)
     }
 
     /// A full disk, for real: a 1 MiB tmpfs where this machine lets us mount one.

@@ -182,11 +182,16 @@ public final class ImagePipeline {
             }
         }
         guard let best else {
-            let smallest = try encoder.encode(frame, quality: 1).bytes.count
+            // The whole file's size, as --max-bytes counts it: the pixels and the EXIF block.
+            let exif = limit - budget
+            let smallest = try encoder.encode(frame, quality: 1).bytes.count + exif
             let smaller = Thumbnail.fittedSize(frame.width, frame.height, inside: Resolution(width: frame.width / 2, height: frame.height / 2))
             throw CamrollError(
-                .dataError, "even at quality 1 the \(frame.width)x\(frame.height) picture takes \(smallest) bytes, over --max-bytes \(limit)",
-                hint: "Raise --max-bytes, or make the picture smaller with -r (e.g. -r \(smaller)).")
+                .dataError,
+                "even at quality 1 the \(frame.width)x\(frame.height) picture takes \(smallest) bytes"
+                    + (exif > 0 ? " (\(exif) of them its EXIF block)" : "") + ", over --max-bytes \(limit)",
+                hint: "Raise --max-bytes, or make the picture smaller with -r (e.g. -r \(smaller))"
+                    + (exif > 0 ? ", or leave out the EXIF block with --no-exif." : "."))
         }
         return best
     }

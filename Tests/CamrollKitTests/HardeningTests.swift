@@ -275,3 +275,29 @@ import Testing
         }
     }
 }
+
+extension HardeningTests {
+    /// A catalog edited by hand or damaged, with sizes and durations no save can have: the
+    /// reading commands once trapped (SIGILL) summing them. Now every command finishes with its
+    /// own status, and stats reads the values as within what a save can be.
+    @Test(arguments: [
+        "UPDATE saves SET duration_us = 9223372036854775807, bytes = 9223372036854775807",
+        "UPDATE saves SET duration_us = -9223372036854775808, bytes = -9223372036854775808",
+        "UPDATE saves SET duration_us = 'abc', bytes = x'00ff', job = 9223372036854775807",
+    ])
+    func impossibleValuesInTheCatalogAreNoTrap(_ edit: String) throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-n", "4", "--jobs", "2", "-o", dir.file("{seq}.jpg")]).status == 0)
+        let catalog = try Database(path: dir.file("c.sqlite3"))
+        try catalog.execute(edit)
+        let commands: [([String], Int32)] = [
+            (["stats"], 0), (["stats", "--json"], 0), (["stats", "--plot", dir.file("p.svg")], 0), (["list"], 0),
+            (["list", "--run", "1"], 0), (["show", "1"], 0), (["verify"], 1), (["delete", "--run", "1", "--force"], 0),
+        ]
+        for (arguments, status) in commands {
+            let result = try CamrollBinary.run(arguments + ["--db", dir.file("c.sqlite3")])
+            #expect(result.status == status, "\(arguments): \(result.stderr)")
+            #expect(!result.stderr.contains("error"), "\(arguments): \(result.stderr)")
+        }
+    }
+}

@@ -152,8 +152,8 @@ struct CatalogCommands {
         } else {
             table = try Table.query(catalog.database, """
                 SELECT r.id, r.started_at, r.status, r.device, count(s.id) AS saved, r.requested_count AS requested,
-                       coalesce(sum(s.bytes), 0) AS bytes,
-                       round(coalesce(sum(s.bytes), 0) / 1e6 / max(0.001,
+                       coalesce(sum(\(Catalog.plausibleBytes)), 0) AS bytes,
+                       round(coalesce(sum(\(Catalog.plausibleBytes)), 0) / 1e6 / max(0.001,
                              (julianday(coalesce(r.finished_at, max(s.saved_at))) - julianday(r.started_at)) * 86400), 2)
                          AS mb_per_s
                 FROM runs r
@@ -194,7 +194,7 @@ struct CatalogCommands {
             FROM captures WHERE \(captureFilter) ORDER BY id
             """)
         let statuses = try Table.query(catalog.database, """
-            SELECT s.status, count(*) AS files, sum(s.bytes) AS bytes FROM saves s JOIN captures c ON c.id = s.capture_id
+            SELECT s.status, count(*) AS files, sum(\(Catalog.plausibleBytes)) AS bytes FROM saves s JOIN captures c ON c.id = s.capture_id
             WHERE c.\(captureFilter) GROUP BY s.status
             """)
         if global.json {
@@ -340,7 +340,7 @@ struct CatalogCommands {
         else if let captureID { filter = "s.capture_id = \(captureID)" }
         else { filter = "c.run_id = \(runID ?? 0)" }
         let statement = try catalog.database.prepare(
-            "SELECT s.id, s.path, s.bytes, s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id "
+            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id "
                 + "WHERE \(filter) AND s.status IN ('saved', 'missing', 'corrupt', 'deleting') ORDER BY s.id")
         var targets: [DeleteTarget] = []
         while try statement.step() {
@@ -429,7 +429,7 @@ struct CatalogCommands {
             }
             outcome.append((target.id, "deleted"))
             tally.deleted += 1
-            tally.deletedBytes += target.bytes
+            tally.deletedBytes = tally.deletedBytes.addingSaturated(target.bytes)
         }
         try catalog.database.transaction {
             let mark = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
@@ -442,7 +442,10 @@ struct CatalogCommands {
     private func stats(_ catalog: Catalog) throws -> ExitCode {
         let where_ = runID.map { "WHERE c.run_id = \($0) AND s.status = 'saved'" } ?? "WHERE s.status = 'saved'"
         let statement = try catalog.database.prepare(
-            "SELECT s.duration_us, s.bytes, s.saved_at, c.run_id, s.job FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY s.duration_us")
+            """
+            SELECT \(Catalog.plausibleDuration) AS duration, \(Catalog.plausibleBytes), s.saved_at, c.run_id, s.job
+            FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY duration
+            """)
         var durations: [Int] = []
         var bytes = 0
         // `snap --jobs`: what each writer saved (saves, bytes), by job number.
@@ -451,15 +454,15 @@ struct CatalogCommands {
         var runs: [Int: (first: String, last: String, busy: Int, jobs: Set<Int>)] = [:]
         while try statement.step() {
             durations.append(statement.int(0))
-            bytes += statement.int(1)
+            bytes = bytes.addingSaturated(statement.int(1))
             let at = statement.text(2) ?? ""
             if !statement.isNull(4) {
                 let job = statement.int(4)
                 let sofar = jobs[job] ?? (0, 0)
-                jobs[job] = (sofar.saves + 1, sofar.bytes + statement.int(1))
+                jobs[job] = (sofar.saves + 1, sofar.bytes.addingSaturated(statement.int(1)))
             }
             let run = runs[statement.int(3)] ?? (at, at, 0, [])
-            runs[statement.int(3)] = (min(run.first, at), max(run.last, at), run.busy + statement.int(0),
+            runs[statement.int(3)] = (min(run.first, at), max(run.last, at), run.busy.addingSaturated(statement.int(0)),
                                       statement.isNull(4) ? run.jobs : run.jobs.union([statement.int(4)]))
         }
         guard !durations.isEmpty else {
@@ -499,7 +502,7 @@ struct CatalogCommands {
             console.out(JSONLine.encode(object))
             return .success
         }
-        var text = "\(durations.count) saves, \(Units.bytes(bytes)) over \(Units.duration(microseconds: Int(span * 1e6))): "
+        var text = "\(durations.count) saves, \(Units.bytes(bytes)) over \(Units.duration(microseconds: Int(min(span, 1e12) * 1e6))): "
             + "\(Format.fixed(savesPerSecond, 1)) saves/s, \(Format.fixed(megabytesPerSecond, 1)) MB/s\n"
         text += "save latency  min \(Units.duration(microseconds: durations.first ?? 0))  p50 \(Units.duration(microseconds: percentile(0.5)))"
             + "  p95 \(Units.duration(microseconds: percentile(0.95)))  p99 \(Units.duration(microseconds: percentile(0.99)))"

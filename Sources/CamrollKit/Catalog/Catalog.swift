@@ -119,6 +119,13 @@ public final class Catalog {
 
     public static let schemaVersion = Migrations.steps.count
 
+    /// `saves.bytes` and `saves.duration_us` (table alias `s`) as the reading commands use them:
+    /// within what a real save can be, so that a catalog edited by hand or damaged cannot make
+    /// their sums overflow (a trap in Swift, an error from SQLite's sum()): 0 to 2^40 bytes
+    /// (1 TiB; no JPEG reaches 13 GB) and 0 to 2^40 µs (12.7 days).
+    static let plausibleBytes = "min(max(s.bytes, 0), 1099511627776)"
+    static let plausibleDuration = "min(max(s.duration_us, 0), 1099511627776)"
+
     /// Switching a new database to WAL takes an exclusive lock, which SQLite's busy handler does
     /// not wait for: two camrolls creating one catalog at once must take turns here.
     private func enableWAL(busyTimeoutMilliseconds: Int) throws {

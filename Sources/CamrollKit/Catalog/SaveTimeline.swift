@@ -25,7 +25,7 @@ struct SaveTimeline {
         ).firstInt() else { return nil }
         let statement = try catalog.database.prepare(
             """
-            SELECT s.saved_at, s.duration_us, s.bytes FROM saves s JOIN captures c ON c.id = s.capture_id
+            SELECT s.saved_at, \(Catalog.plausibleDuration), \(Catalog.plausibleBytes) FROM saves s JOIN captures c ON c.id = s.capture_id
             WHERE c.run_id = ? AND s.status = 'saved' ORDER BY s.saved_at, s.seq
             """
         ).bind([.int(run)])
@@ -46,9 +46,18 @@ struct SaveTimeline {
         let width = max(seconds, 0.001) / Double(count)
         var bytes = [Int](repeating: 0, count: count)
         for save in saves {
-            bytes[min(count - 1, Int(save.end / width))] += save.bytes
+            let slice = min(count - 1, Int(save.end / width))
+            bytes[slice] = bytes[slice].addingSaturated(save.bytes)
         }
         return bytes.map { Double($0) / 1e6 / width }
+    }
+}
+
+extension Int {
+    /// `self + other`, held at Int.max (or .min) instead of trapping: sums of many rows.
+    func addingSaturated(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
     }
 }
 

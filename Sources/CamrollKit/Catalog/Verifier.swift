@@ -152,7 +152,7 @@ public final class Verifier {
                 }
             }
             report.counts[outcome, default: 0] += 1
-            report.bytes[outcome, default: 0] += row.bytes
+            report.bytes[outcome, default: 0] = report.bytes[outcome, default: 0].addingSaturated(row.bytes)
             if outcome != .ok {
                 report.problems.append(Problem(saveID: row.id, path: row.path, outcome: outcome, detail: detail))
             }
@@ -225,7 +225,7 @@ public final class Verifier {
     }
 
     private func rows(_ selection: Selection) throws -> [Row] {
-        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128, s.status, c.run_id, r.uuid, s.seq FROM saves s JOIN captures c ON c.id = s.capture_id JOIN runs r ON r.id = c.run_id WHERE s.status IN ('saved', 'missing', 'corrupt')"
+        var sql = "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, c.run_id, r.uuid, s.seq FROM saves s JOIN captures c ON c.id = s.capture_id JOIN runs r ON r.id = c.run_id WHERE s.status IN ('saved', 'missing', 'corrupt')"
         var values: [SQLValue] = []
         switch selection {
         case .all: break
@@ -261,7 +261,7 @@ public final class Verifier {
 
         init(catalog: Catalog, runID: Int, near path: String) throws {
             let statement = try catalog.database.prepare(
-                "SELECT s.seq, s.bytes, s.path FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = ? ORDER BY s.seq"
+                "SELECT s.seq, \(Catalog.plausibleBytes), s.path FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = ? ORDER BY s.seq"
             ).bind([.int(runID)])
             var rows: [(seq: Int, bytes: Int, path: String)] = []
             while try statement.step() { rows.append((statement.int(0), statement.int(1), statement.text(2) ?? "")) }

@@ -301,3 +301,32 @@ extension HardeningTests {
         }
     }
 }
+
+extension HardeningTests {
+    /// Output that could not be written is not a success: `camroll list --json > out.json` on a
+    /// full disk once ended with status 0 and half a file. A reader that goes away (`| head`)
+    /// is its own choice, as for other tools: no error then.
+    @Test func outputThatCannotBeWrittenIsExit74() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-n", "3", "-o", dir.file("{seq}.jpg")]).status == 0)
+        let toFullDisk = ["/bin/sh", "-c", "exec \"$0\" \"$@\" > /dev/full"]
+        for arguments in [["list", "--json"], ["stats"], ["verify"], ["--version"]] {
+            let result = try CamrollBinary.run(arguments + (arguments == ["--version"] ? [] : ["--db", dir.file("c.sqlite3")]),
+                                               prefix: toFullDisk)
+            #expect(result.status == 74, "\(arguments): \(result.stderr)")
+            #expect(result.stderr == "camroll: error: cannot write the output: No space left on device\n", "\(arguments)")
+        }
+        // A snap whose events cannot be written still saves (and records) its photos.
+        let snapped = try CamrollBinary.run(
+            ["snap", "-d", "pattern", "-r", "64x48", "-n", "2", "-o", dir.file("j{seq}.jpg"), "--json", "--db", dir.file("c.sqlite3")],
+            prefix: toFullDisk)
+        #expect(snapped.status == 74, "\(snapped.stderr)")
+        #expect(try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves WHERE path LIKE '%/j%'") == 2)
+        // The reader closing the pipe early is not an error: 3000 rows are more than a pipe holds.
+        #expect(try snap(dir, ["-d", "pattern", "-r", "16x16", "-n", "3000", "-o", dir.file("many/{seq}.jpg"), "--quiet"]).status == 0)
+        let closed = try CamrollBinary.runProgram(
+            ["/bin/bash", "-c", "set -o pipefail; \"$0\" list --run 3 --db \"$1\" | head -c 1 >/dev/null", CamrollBinary.path,
+             dir.file("c.sqlite3")])
+        #expect(closed.status == 0 && closed.stderr.isEmpty, "\(closed.stderr)")
+    }
+}

@@ -7,6 +7,17 @@ public enum CommandLineTool {
     static var subcommands: [String] { CommandTable.commands.map(\.name) }
 
     public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
+        let status = run(arguments: arguments, environment: environment)
+        // `camroll list --json > out.json` on a full disk: not a success, whatever was done.
+        if status == .success, let failure = Console.stdoutFailure {
+            Console(colorMode: GlobalOptions.colorMode(in: Array(arguments.dropFirst())), environment: environment)
+                .error("cannot write the output: \(failure.reason)")
+            return .ioError
+        }
+        return status
+    }
+
+    static func run(arguments: [String], environment: [String: String]) -> ExitCode {
         signal(SIGPIPE, SIG_IGN)
         // Past a file-size limit (ulimit -f), write() should fail with EFBIG, which is reported,
         // rather than the process being killed.

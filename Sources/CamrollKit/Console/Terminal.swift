@@ -67,15 +67,32 @@ public final class Console: Sendable {
         lock.withLock { _ in Self.writeAll(fd, Array(text.utf8)) }
     }
 
-    /// Writes all of `bytes`, across short writes and EINTR; stops quietly when the other end
-    /// is gone (a closed pipe, a full disk, a closed terminal): nothing more to say there.
+    /// The errno of the first write to stdout that failed, 0 while none has: a command whose
+    /// output did not all arrive (a full disk, an I/O error) must not end with status 0
+    /// (`stdoutFailure`). Process-wide, as stdout is.
+    private static let firstStdoutErrno = Atomic<Int32>(0)
+
+    /// Why stdout lost output, when it did and the reader had not simply gone away: a closed
+    /// pipe (`camroll list | head`) is the reader's choice, as it is for other tools.
+    public static var stdoutFailure: SystemError? {
+        let code = firstStdoutErrno.load(ordering: .relaxed)
+        return code == 0 || code == EPIPE ? nil : SystemError("write", errno: code)
+    }
+
+    /// Writes all of `bytes`, across short writes and EINTR; stops when the other end is gone
+    /// (a closed pipe, a full disk, a closed terminal), remembering why for stdout.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
+                if n <= 0 {
+                    if fd == STDOUT_FILENO {
+                        _ = firstStdoutErrno.compareExchange(expected: 0, desired: n == 0 ? EIO : errno, ordering: .relaxed)
+                    }
+                    return
+                }
                 offset += n
             }
         }

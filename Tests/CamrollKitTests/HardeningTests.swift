@@ -330,3 +330,20 @@ extension HardeningTests {
         #expect(closed.status == 0 && closed.stderr.isEmpty, "\(closed.stderr)")
     }
 }
+
+extension HardeningTests {
+    /// A catalog whose version is camroll's but whose tables are not (changed by hand, another
+    /// program's file): exit 65 with what is missing, as for any input that is not what it says.
+    @Test func aCatalogWithoutCamrollsTablesIsExit65() throws {
+        let dir = try TemporaryDirectory()
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("CREATE TABLE runs(id INTEGER PRIMARY KEY); PRAGMA user_version = \(Catalog.schemaVersion)")
+        for arguments in [["list"], ["stats"], ["verify"], ["snap", "-d", "pattern", "-r", "64x48", "-o", dir.file("a.jpg")]] {
+            let result = try CamrollBinary.run(arguments + ["--db", dir.file("c.sqlite3")])
+            #expect(result.status == 65, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("camroll: error: catalog \(dir.file("c.sqlite3")) does not have camroll's tables: "),
+                    "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("a.jpg")))
+    }
+}

@@ -197,6 +197,12 @@ public final class Catalog {
             return CamrollError(.ioError, "catalog \(path): no space left on device")
         case SQLITE_IOERR:
             return CamrollError(.ioError, "catalog \(path): I/O error: \(error.message)")
+        case SQLITE_ERROR where ["no such table", "no such column", "has no column named"].contains(where: error.message.contains):
+            // Its version says camroll's, its tables say otherwise: changed by hand, or another
+            // program's file.
+            return CamrollError(
+                .dataError, "catalog \(path) does not have camroll's tables: \(error.message)",
+                hint: "Choose another catalog with --db PATH.")
         default:
             return CamrollError(.failure, "catalog \(path): \(error.message)")
         }

@@ -347,3 +347,29 @@ extension HardeningTests {
         #expect(!FileManager.default.fileExists(atPath: dir.file("a.jpg")))
     }
 }
+
+extension HardeningTests {
+    /// A run cut short (SIGKILL, or a catalog on the disk it filled) and not yet repaired: the
+    /// files it saved last may have no row, so verify once said "0 files, all ok", exit 0, of a
+    /// fill whose every row was lost with the catalog's disk. Now it names the run, exit 1,
+    /// until --repair has closed it.
+    @Test func verifyNamesARunThatWasCutShort() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-n", "3", "-o", dir.file("{seq}.jpg")]).status == 0)
+        // What a killed run leaves: its row still `running`, its lock free (the process is gone).
+        try Database(path: dir.file("c.sqlite3")).execute("UPDATE runs SET status = 'running', finished_at = NULL")
+        for arguments in [["verify"], ["verify", "--run", "1"]] {
+            let result = try snap(dir, arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stdout.contains("interrupted: run 1 did not finish"), "\(arguments): \(result.stdout)")
+        }
+        let json = try snap(dir, ["verify", "--json"])
+        #expect(json.status == 1 && json.stdout.contains("\"interrupted_runs\":[1]"), "\(json.stdout)")
+        // Asked about files only, verify answers about those.
+        #expect(try snap(dir, ["verify", dir.file("1.jpg")]).status == 0)
+        let repaired = try snap(dir, ["verify", "--repair"])
+        #expect(repaired.status == 0 && repaired.stdout.contains("1 interrupted run(s) closed"), "\(repaired.stdout)")
+        let after = try snap(dir, ["verify"])
+        #expect(after.status == 0 && !after.stdout.contains("interrupted"), "\(after.stdout)")
+    }
+}

@@ -259,6 +259,12 @@ struct CatalogCommands {
         }
         let report = try verifier.verify(selection, repair: repair)
         line?.clear()
+        // Cut short (SIGKILL, a full catalog disk) and not yet repaired: the files it saved last
+        // may have no row, so "all ok" could not be said of it. (--repair closes them first.)
+        var interrupted: [Int] = []
+        if !repair, !report.cancelled, selection.coversRuns {
+            interrupted = try catalog.userErrors { try Repair(catalog: catalog).interruptedRuns(selection).map(\.id) }
+        }
         let seconds = Double(report.elapsedMicroseconds) / 1e6
         let rate = seconds > 0 ? Double(report.bytesRead) / 1e6 / seconds : 0
         if global.json {
@@ -274,6 +280,7 @@ struct CatalogCommands {
                 "corrupted_bytes": report.bytes[.corrupt] ?? 0, "overwritten_bytes": report.bytes[.aliased] ?? 0,
             ]
             if let capacity = report.estimatedCapacity { object["estimated_capacity_bytes"] = capacity }
+            object["interrupted_runs"] = interrupted
             if let repaired = report.repair {
                 object["repaired"] = ["runs_closed": repaired.runsClosed, "files_adopted": repaired.filesAdopted,
                                       "temporary_files_removed": repaired.temporaryFilesRemoved, "rows_marked": repaired.rowsMarked,
@@ -294,6 +301,10 @@ struct CatalogCommands {
                 text += "the device wraps around every \(Units.bytes(capacity)): \(report.wrapDistances.count) file(s) hold data "
                     + "written that far after them, so it holds about \(Units.bytes(capacity)), not what it claims (a fake-capacity device?)\n"
             }
+            for run in interrupted {
+                text += "interrupted: run \(run) did not finish (its process ended without closing it); files it saved "
+                    + "last may have no row: 'camroll verify --repair' records them\n"
+            }
             if let repaired = report.repair {
                 text += "repaired: \(repaired.runsClosed) interrupted run(s) closed, \(repaired.filesAdopted) unrecorded file(s) "
                     + "recorded, \(repaired.temporaryFilesRemoved) temporary file(s) removed, \(repaired.rowsMarked) row(s) marked"
@@ -307,7 +318,7 @@ struct CatalogCommands {
         if report.cancelled { return ExitCode(cancelledBy: cancellation.signal) }
         // With --repair too: the catalog now says what is on disk, but data that was lost is
         // still lost, and the exit status says so.
-        return report.allOK ? .success : .failure
+        return report.allOK && interrupted.isEmpty ? .success : .failure
     }
 
     // MARK: delete

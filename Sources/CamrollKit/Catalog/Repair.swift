@@ -40,8 +40,9 @@ public struct Repair {
         return result
     }
 
-    /// Runs still marked `running` whose writer no longer holds their lock.
-    private func interruptedRuns(_ selection: Verifier.Selection) throws -> [Run] {
+    /// Runs still marked `running` whose writer no longer holds their lock. (`verify` without
+    /// --repair names them: files they saved last may have no row.)
+    func interruptedRuns(_ selection: Verifier.Selection) throws -> [Run] {
         var sql = "SELECT id, uuid, output_template, pid FROM runs WHERE status = 'running' AND output_template IS NOT NULL"
         if case .run(let id) = selection { sql += " AND id = \(id)" }
         let statement = try catalog.database.prepare(sql)

@@ -52,6 +52,9 @@ public final class Verifier {
         case all
         case run(Int)
         case paths([String])
+
+        /// Whole runs, not some files.
+        var coversRuns: Bool { if case .paths = self { false } else { true } }
     }
 
     private let catalog: Catalog

@@ -9,6 +9,13 @@ clinux_keep_freed_memory(64 << 20)
 // Before anything else, and before any thread exists: no SIGINT or SIGTERM can be lost.
 SignalWatcher.start()
 Trace.mark("loaded, runtime started")
-let status = CommandLineTool.main(arguments: CommandLine.arguments, environment: ProcessEnvironment.variables())
+let status: ExitCode
+switch CommandLineTool.utf8Arguments(count: CommandLine.argc, CommandLine.unsafeArgv) {
+case .success(let arguments):
+    status = CommandLineTool.main(arguments: arguments, environment: ProcessEnvironment.variables())
+case .failure(let error):
+    Console().error(error.message, hint: error.hint)
+    status = error.exitCode
+}
 Trace.report()
 exit(status.rawValue)

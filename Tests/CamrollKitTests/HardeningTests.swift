@@ -373,3 +373,20 @@ extension HardeningTests {
         #expect(after.status == 0 && !after.stdout.contains("interrupted"), "\(after.stdout)")
     }
 }
+
+extension HardeningTests {
+    /// A name that is not UTF-8 was changed on its way in (its bytes became U+FFFD): the photo
+    /// was saved under another name than the one given. Now a usage error that shows the bytes.
+    @Test func anArgumentThatIsNotUTF8IsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.runProgram(
+            ["/bin/bash", "-c", "exec \"$0\" snap -d pattern -r 64x48 -o \"$1/$(printf '\\377')-{seq}.jpg\" --db \"$1/c.sqlite3\"",
+             CamrollBinary.path, dir.path])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("camroll: error: argument 7 is not UTF-8: '\(dir.path)/\\xFF-{seq}.jpg'\n"), "\(result.stderr)")
+        #expect(dir.files(in: ".", suffix: ".jpg").isEmpty)
+        // UTF-8 names beyond ASCII are names like any other.
+        let named = try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file("héllo-日本-{seq}.jpg")])
+        #expect(named.status == 0 && FileManager.default.fileExists(atPath: dir.file("héllo-日本-1.jpg")), "\(named.stderr)")
+    }
+}

@@ -76,6 +76,26 @@ public enum CommandLineTool {
         }
     }
 
+    /// The process's arguments as the kernel gave them, or a usage error for the first that is
+    /// not UTF-8: Swift would repair its bytes to U+FFFD, and a path given so would reach the
+    /// file system as another name than the one asked for (a photo saved under it, a file
+    /// "not found").
+    public static func utf8Arguments(count: Int32, _ vector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result<[String], CamrollError> {
+        var arguments: [String] = []
+        for index in 0..<Int(count) {
+            guard let pointer = vector[index] else { break }
+            let bytes = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + Format.hexByte($0) }.joined()
+                return .failure(CamrollError.usage(
+                    "argument \(index) is not UTF-8: '\(shown)'",
+                    hint: "camroll takes UTF-8 names only; rename the file or directory, e.g. with convmv."))
+            }
+            arguments.append(text)
+        }
+        return .success(arguments)
+    }
+
     /// `{"event":"error","message":…,"hint":…,"exit":N}` and a newline.
     static func jsonError(_ failure: CamrollError) -> String {
         var object: [String: Any] = ["event": "error", "message": failure.message, "exit": Int(failure.exitCode.rawValue)]

@@ -12,7 +12,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test vm-test vm-bench interrupt fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test vm-test vm-bench interrupt sweep fuzz bench bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -58,10 +58,11 @@ demo: release
 	@sqlite3 -header -column '$(DEMO_DIR)/catalog.sqlite3' \
 		"SELECT s.seq, s.path, s.bytes, s.xxh128, s.duration_us FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = (SELECT max(id) FROM runs)" 2>/dev/null || true
 
-# Everything CI runs: the Swift test suites, interruptions with repair, every fuzz target for
-# a minute, then the real-kernel suite in qemu.
+# Everything CI runs: the Swift test suites, interruptions with repair, a sweep of random
+# options, every fuzz target for a minute, then the real-kernel suite in qemu.
 test: unit-test
 	$(MAKE) interrupt ROUNDS=56
+	$(MAKE) sweep SWEEP_RUNS=2000
 	$(MAKE) fuzz FUZZ_SECONDS=60
 	$(MAKE) vm-test
 
@@ -73,6 +74,13 @@ unit-test: test-deps
 ROUNDS ?= 500
 interrupt: build
 	python3 Tests/interrupt/interrupt.py --rounds $(ROUNDS)
+
+# The whole binary run with random options and values, mostly valid, some hostile: no trap,
+# hang, failure without a message or error with status 0 (a new seed each time; the seed is
+# printed, and `Tests/sweep/sweep.py BINARY --seed S` repeats a sweep).
+SWEEP_RUNS ?= 5000
+sweep: build
+	python3 Tests/sweep/sweep.py .build/debug/camroll --runs $(SWEEP_RUNS)
 
 # libFuzzer over the MJPEG/JPEG/template/argument/value parsers, FUZZ_SECONDS a target.
 FUZZ_SECONDS ?= 600

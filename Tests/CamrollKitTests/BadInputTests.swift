@@ -58,6 +58,7 @@ import Testing
         Case(arguments: ["--db", ""], status: 64, message: "invalid value '' for '--db': expected a path"),
         Case(arguments: ["-d", "file:@/huge.jpg", "--max-pixels", "1000"], status: 65,
              message: "60000x60000 (3600 megapixels), over the limit of 1000 pixels"),
+        Case(arguments: ["-o", "/proc/x.jpg"], status: 73, message: "cannot save /proc/x.jpg: cannot create a file in /proc: "),
         Case(arguments: ["-o", "@"], status: 64, message: "names a directory, not a file"),
         Case(arguments: ["-o", "@/{seq}.jpg"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),
         Case(arguments: ["-o", "@/{seq}.jpg", "--overwrite"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),

@@ -149,7 +149,8 @@ public final class AtomicFileWriter {
             (fd, openErrno) = try gate.create(directoryFD: directoryFD, name: temporary)
         }
         if fd < 0 {
-            throw Self.userError(SystemError("open", path: directory + "/" + temporary, errno: openErrno), path: path)
+            // The temporary name is ours, not the user's: the message names the directory.
+            throw Self.userError(SystemError("cannot create a file in \(directory)", errno: openErrno), path: path)
         }
         var named = false
         defer {

@@ -295,3 +295,57 @@ import Testing
         #expect(Array(image.pixels[0..<3]) == [255, 255, 255])
     }
 }
+
+extension StorageTests {
+    static var exfatThroughFUSE: Bool {
+        getuid() == 0 && ["/usr/sbin/mkfs.exfat", "/usr/sbin/mount.exfat-fuse", "/usr/sbin/losetup"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: $0)
+        } && FileManager.default.fileExists(atPath: "/dev/fuse")
+    }
+
+    /// An exFAT card through FUSE (exfat-fuse), a real file system that has neither
+    /// RENAME_NOREPLACE nor hard links: every save once failed there with "rename: Operation
+    /// not permitted". Now names are looked up and then renamed over, and what camroll promises
+    /// holds: an existing file is refused and kept, parallel writers, the default numbering, a
+    /// fill to the last block, no temporary file left, verify all ok.
+    @Test(.enabled(if: exfatThroughFUSE, "needs root, exfatprogs, exfat-fuse, a loop device and /dev/fuse"))
+    func anExFATCardThroughFUSEKeepsEveryPromise() throws {
+        let dir = try TemporaryDirectory()
+        let image = dir.file("card.img"), card = dir.file("card")
+        try FileManager.default.createDirectory(atPath: card, withIntermediateDirectories: false)
+        try #require(FileManager.default.createFile(atPath: image, contents: nil) && truncate(image, 24 << 20) == 0)
+        try #require(try CamrollBinary.runProgram(["/usr/sbin/mkfs.exfat", image]).status == 0)
+        let loop = try CamrollBinary.runProgram(["/usr/sbin/losetup", "-f", "--show", image])
+        try #require(loop.status == 0, "\(loop.stderr)")
+        let device = loop.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = try? CamrollBinary.runProgram(["/usr/sbin/losetup", "-d", device]) }
+        // Not through Process: the FUSE daemon would inherit the pipes the output is read from,
+        // and they would never reach their end.
+        let mounted = system("/usr/sbin/mount.exfat-fuse '\(device)' '\(card)' >'\(dir.file("mount.log"))' 2>&1")
+        try #require(mounted == 0, "\((try? String(contentsOfFile: dir.file("mount.log"), encoding: .utf8)) ?? "")")
+        defer { _ = try? CamrollBinary.runProgram(["/bin/umount", card]) }
+        let db = ["--db", dir.file("c.sqlite3")]
+
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "5", "-o", card + "/{seq}.jpg"] + db).status == 0)
+        let again = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-q", "50", "-n", "5", "-o", card + "/{seq}.jpg"] + db)
+        #expect(again.status == 73 && again.stderr.hasPrefix("camroll: error: \(card)/1.jpg already exists"), "\(again.stderr)")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "8", "--jobs", "4", "-o", card + "/j{seq}.jpg"] + db).status == 0)
+        // The default naming numbers a second photo taken in the same second.
+        let environment = ["HOME": dir.path, "XDG_PICTURES_DIR": card]
+        for _ in 0..<2 {
+            #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "2"] + db, environment: environment).status == 0)
+        }
+        #expect(dir.files(in: "card/camroll", suffix: ".jpg").count == 4)
+        // -n bounds the fill (~3000 files fill the card) should the card not be mounted after all.
+        let fill = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "--fill", "-n", "20000", "-o", card + "/fill/{seq}.jpg"] + db)
+        #expect(fill.status == 0, "\(fill.stderr)")
+        let verify = try CamrollBinary.run(["verify"] + db)
+        #expect(verify.status == 0 && verify.stdout.contains(" 0 corrupt, 0 missing, 0 aliased"), "\(verify.stdout)")
+        let saved = try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves WHERE status = 'saved'")
+        let files = dir.files(in: "card", suffix: ".jpg").count + dir.files(in: "card/camroll", suffix: ".jpg").count
+            + dir.files(in: "card/fill", suffix: ".jpg").count
+        #expect(saved == files && saved > 1000, "rows \(saved), files \(files)")
+        let left = try FileManager.default.subpathsOfDirectory(atPath: card).filter { $0.hasSuffix(".tmp") }
+        #expect(left.isEmpty, "\(left)")
+    }
+}

@@ -5,7 +5,8 @@ import Synchronization
 /// Writes files so that a final name only ever holds a complete file: the bytes go to a
 /// temporary name in the target directory, which is then renamed into place. Without
 /// `--overwrite` the rename is `RENAME_NOREPLACE`, so an existing file is never replaced and
-/// there is no check-then-write race.
+/// there is no check-then-write race — where the file system offers it; else link + unlink,
+/// and where it has no hard links either (exFAT or NTFS through FUSE) a lookup, then the rename.
 ///
 /// The temporary file is created relative to the directory's descriptor with
 /// O_CREAT|O_EXCL|O_NOFOLLOW under a name with 48 random bits in it: whoever else can write the
@@ -212,24 +213,48 @@ public final class AtomicFileWriter {
         return String(path[..<dot]) + "-\(number)" + String(path[dot...])
     }
 
+    /// How the prepared directory's file system renames without replacing, once found out.
+    private enum NoReplace {
+        case unknown
+        /// renameat2(RENAME_NOREPLACE): atomic, what Linux's own file systems offer.
+        case renameFlag
+        /// link() then unlink(): link refuses an existing name too (FUSE file systems with
+        /// hard links, e.g. sshfs).
+        case link
+        /// Neither (exFAT or NTFS through FUSE): the name is looked up, then renamed over. Another
+        /// process creating that name between the two would lose its file, as with `mv -n` there.
+        case checkThenRename
+    }
+    private var noReplace = NoReplace.unknown
+
     /// 0, or the errno of the failed rename. Both names are in the prepared directory.
     /// (The names are lent to the system calls with withCString: a String passed as a C string
     /// argument is first copied into a new array.)
     private func rename(_ temporary: String, to name: String) -> Int32 {
         temporary.withCString { temporary in
             name.withCString { name in
-                var status: Int32
-                if overwrite {
-                    status = renameat(directoryFD, temporary, directoryFD, name)
-                } else {
-                    status = clinux_renameat2_noreplace(directoryFD, temporary, directoryFD, name)
-                    if status != 0 && errno == EINVAL {
-                        // This file system has no RENAME_NOREPLACE; link() refuses an existing name too.
-                        status = linkat(directoryFD, temporary, directoryFD, name, 0)
-                        if status == 0 { unlinkat(directoryFD, temporary, 0) }
+                if overwrite { return renameat(directoryFD, temporary, directoryFD, name) == 0 ? 0 : errno }
+                if noReplace == .unknown || noReplace == .renameFlag {
+                    if clinux_renameat2_noreplace(directoryFD, temporary, directoryFD, name) == 0 {
+                        noReplace = .renameFlag
+                        return 0
                     }
+                    guard errno == EINVAL, noReplace == .unknown else { return errno }
+                    noReplace = .link
                 }
-                return status == 0 ? 0 : errno
+                if noReplace == .link {
+                    if linkat(directoryFD, temporary, directoryFD, name, 0) == 0 {
+                        unlinkat(directoryFD, temporary, 0)
+                        return 0
+                    }
+                    // No hard links here: EPERM (FAT, exFAT), EOPNOTSUPP, ENOSYS, EMLINK.
+                    guard [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(errno) else { return errno }
+                    noReplace = .checkThenRename
+                }
+                var status = stat()
+                if fstatat(directoryFD, name, &status, AT_SYMLINK_NOFOLLOW) == 0 { return EEXIST }
+                guard errno == ENOENT else { return errno }
+                return renameat(directoryFD, temporary, directoryFD, name) == 0 ? 0 : errno
             }
         }
     }
@@ -309,6 +334,7 @@ public final class AtomicFileWriter {
     private func prepare(directory: String) throws {
         guard directory != preparedDirectory else { return }
         directWorks = nil
+        noReplace = .unknown
         do {
             try Directories.create(directory)
         } catch let error as SystemError {

@@ -53,14 +53,6 @@ struct SaveTimeline {
     }
 }
 
-extension Int {
-    /// `self + other`, held at Int.max (or .min) instead of trapping: sums of many rows.
-    func addingSaturated(_ other: Int) -> Int {
-        let (sum, overflow) = addingReportingOverflow(other)
-        return overflow ? (other > 0 ? .max : .min) : sum
-    }
-}
-
 extension Statement {
     /// The first column of the first row as an integer; nil for no row or NULL.
     func firstInt() throws -> Int? {

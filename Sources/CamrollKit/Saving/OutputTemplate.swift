@@ -88,13 +88,13 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
         }
     }
 
-    /// True when two saves of one run can get different names.
     /// The one path a template without tokens renders, every time.
     public var fixedPath: String? {
         if pieces.count == 1, case .literal(let path) = pieces[0] { return path }
         return nil
     }
 
+    /// True when two saves of one run can get different names.
     public var namesEachSave: Bool {
         pieces.contains { if case .seq = $0 { true } else { $0 == .uuid } }
     }

@@ -91,3 +91,11 @@ enum Format {
         return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
     }
 }
+
+extension Int {
+    /// `self + other`, held at Int.max (or .min) instead of trapping: sums of many rows.
+    func addingSaturated(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? (other > 0 ? .max : .min) : sum
+    }
+}

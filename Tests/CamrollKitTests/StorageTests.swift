@@ -330,6 +330,10 @@ extension StorageTests {
         let again = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-q", "50", "-n", "5", "-o", card + "/{seq}.jpg"] + db)
         #expect(again.status == 73 && again.stderr.hasPrefix("camroll: error: \(card)/1.jpg already exists"), "\(again.stderr)")
         #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "8", "--jobs", "4", "-o", card + "/j{seq}.jpg"] + db).status == 0)
+        // A name FAT and exFAT do not allow: said so, not "No such file or directory".
+        let colon = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-o", card + "/a:b.jpg"] + db)
+        #expect(colon.status == 73 && colon.stderr.hasPrefix("camroll: error: cannot save \(card)/a:b.jpg: the file system refuses ':' in a name\n"),
+                "\(colon.stderr)")
         // The default naming numbers a second photo taken in the same second.
         let environment = ["HOME": dir.path, "XDG_PICTURES_DIR": card]
         for _ in 0..<2 {

@@ -150,6 +150,13 @@ public final class AtomicFileWriter {
             (fd, openErrno) = try gate.create(directoryFD: directoryFD, name: temporary)
         }
         if fd < 0 {
+            // FAT and exFAT refuse these in names (through FUSE with ENOENT, in the kernel EINVAL):
+            // say so rather than "no such file" in a directory that is there.
+            if openErrno == EINVAL || openErrno == ENOENT, let refused = name.first(where: { "\\:*?\"<>|".contains($0) }) {
+                throw CamrollError(
+                    .cannotCreate, "cannot save \(path): the file system refuses '\(refused)' in a name",
+                    hint: "FAT and exFAT (most SD cards and USB sticks) refuse \\ : * ? \" < > | in names; change -o.")
+            }
             // The temporary name is ours, not the user's: the message names the directory.
             throw Self.userError(SystemError("cannot create a file in \(directory)", errno: openErrno), path: path)
         }

@@ -9,13 +9,6 @@ clinux_keep_freed_memory(64 << 20)
 // Before anything else, and before any thread exists: no SIGINT or SIGTERM can be lost.
 SignalWatcher.start()
 Trace.mark("loaded, runtime started")
-let status: ExitCode
-switch CommandLineTool.utf8Arguments(count: CommandLine.argc, CommandLine.unsafeArgv) {
-case .success(let arguments):
-    status = CommandLineTool.main(arguments: arguments, environment: ProcessEnvironment.variables())
-case .failure(let error):
-    Console().error(error.message, hint: error.hint)
-    status = error.exitCode
-}
+let status = CommandLineTool.main(argumentCount: CommandLine.argc, CommandLine.unsafeArgv, environment: ProcessEnvironment.variables())
 Trace.report()
 exit(status.rawValue)

@@ -6,24 +6,35 @@ import Glibc
 public enum CommandLineTool {
     static var subcommands: [String] { CommandTable.commands.map(\.name) }
 
+    /// The process's entry: `argv` as the kernel gave it (see `utf8Arguments`), then `main`.
+    public static func main(argumentCount: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,
+                            environment: [String: String]) -> ExitCode {
+        switch utf8Arguments(count: argumentCount, argv) {
+        case .success(let arguments):
+            return main(arguments: arguments, environment: environment)
+        case .failure(let error):
+            Console(environment: environment).error(error.message, hint: error.hint)
+            return error.exitCode
+        }
+    }
+
     public static func main(arguments: [String], environment: [String: String]) -> ExitCode {
-        let status = run(arguments: arguments, environment: environment)
+        let console = Console(colorMode: GlobalOptions.colorMode(in: Array(arguments.dropFirst())), environment: environment)
+        let status = run(arguments: arguments, environment: environment, console: console)
         // `camroll list --json > out.json` on a full disk: not a success, whatever was done.
         if status == .success, let failure = Console.stdoutFailure {
-            Console(colorMode: GlobalOptions.colorMode(in: Array(arguments.dropFirst())), environment: environment)
-                .error("cannot write the output: \(failure.reason)")
+            console.error("cannot write the output: \(failure.reason)")
             return .ioError
         }
         return status
     }
 
-    static func run(arguments: [String], environment: [String: String]) -> ExitCode {
+    static func run(arguments: [String], environment: [String: String], console: Console) -> ExitCode {
         signal(SIGPIPE, SIG_IGN)
         // Past a file-size limit (ulimit -f), write() should fail with EFBIG, which is reported,
         // rather than the process being killed.
         signal(SIGXFSZ, SIG_IGN)
         var rest = Array(arguments.dropFirst())
-        let console = Console(colorMode: GlobalOptions.colorMode(in: rest), environment: environment)
         let leadingGlobals = GlobalOptions.leading(&rest)
         // With --json, an error is also a JSON object on stdout, for scripts that read only that.
         let jsonErrors = arguments.dropFirst().prefix { $0 != "--" }.contains("--json")
@@ -80,7 +91,7 @@ public enum CommandLineTool {
     /// not UTF-8: Swift would repair its bytes to U+FFFD, and a path given so would reach the
     /// file system as another name than the one asked for (a photo saved under it, a file
     /// "not found").
-    public static func utf8Arguments(count: Int32, _ vector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result<[String], CamrollError> {
+    static func utf8Arguments(count: Int32, _ vector: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Result<[String], CamrollError> {
         var arguments: [String] = []
         for index in 0..<Int(count) {
             guard let pointer = vector[index] else { break }

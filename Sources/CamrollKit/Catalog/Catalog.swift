@@ -78,10 +78,12 @@ public final class Catalog {
         return out
     }
 
-    private static func refuseDirectory(_ path: String) throws {
+    /// SQLite's own word for a directory is "disk I/O error". `code`: 73 where the catalog would
+    /// be created, 66 where it must exist (the catalog commands).
+    static func refuseDirectory(_ path: String, as code: ExitCode = .cannotCreate) throws {
         if Directories.isDirectory(path) {
             throw CamrollError(
-                .cannotCreate, "catalog \(path) is a directory",
+                code, "catalog \(path) is a directory",
                 hint: "Name a file with --db, e.g. --db \(path)/catalog.sqlite3.")
         }
     }

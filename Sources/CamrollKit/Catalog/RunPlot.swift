@@ -56,7 +56,7 @@ enum RunPlot {
     }
 
     static func svg(_ timeline: SaveTimeline) -> String {
-        let bytes = timeline.saves.reduce(0) { $0 + $1.bytes }
+        let bytes = timeline.saves.reduce(0) { $0.addingSaturated($1.bytes) }
         let title = "camroll run \(timeline.runID): \(timeline.saves.count) save\(timeline.saves.count == 1 ? "" : "s"), \(Units.bytes(bytes)) in "
             + "\(Units.duration(microseconds: Int(timeline.seconds * 1e6))), "
             + "\(Format.fixed(Double(bytes) / 1e6 / max(timeline.seconds, 1e-6), 1)) MB/s"

@@ -9,10 +9,11 @@ import Testing
     final class SmallFileSystem {
         let path: String
 
-        init(_ dir: TemporaryDirectory, size: String) throws {
+        init(_ dir: TemporaryDirectory, size: String, inodes: Int? = nil) throws {
             path = dir.file("small")
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-            let mount = try CamrollBinary.runProgram(["/bin/mount", "-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path])
+            let options = "size=\(size)" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
+            let mount = try CamrollBinary.runProgram(["/bin/mount", "-t", "tmpfs", "-o", options, "tmpfs", path])
             try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
         }
 
@@ -157,6 +158,31 @@ import Testing
         let after = try FileManager.default.contentsOfDirectory(atPath: small.path)
         #expect(after.allSatisfy { !$0.hasPrefix(".") })
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == after.count)
+    }
+
+    /// A file system out of inodes with most of its space free says ENOSPC too, but it is not
+    /// full: a fill that ended there "filled" would claim a capacity it never reached. It is an
+    /// error (73) that says what ran out; every file saved is kept and recorded.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFileSystemOutOfInodesIsNotFull() throws {
+        let dir = try TemporaryDirectory()
+        let small = try SmallFileSystem(dir, size: "8m", inodes: 40)
+        for fill in [true, false] {
+            let result = try CamrollBinary.run(
+                ["-d", "pattern", "-r", "160x120", "-n", "100", "-o", small.path + "/\(fill)-{seq}.jpg", "--db", dir.file("c.sqlite3")]
+                    + (fill ? ["--fill"] : []))
+            #expect(result.status == 73, "\(result.stdout)\(result.stderr)")
+            #expect(!result.stdout.contains("filled") && !result.stdout.contains("is full"), "\(result.stdout)")
+            #expect(result.stderr.contains("the file system has no inode left for another file, though "), "\(result.stderr)")
+            #expect(result.stderr.contains("MB is free"), "\(result.stderr)")
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: small.path)
+        #expect(files.allSatisfy { !$0.hasPrefix(".") }, "partial temporary file left: \(files)")
+        #expect(small.freeBytes > 7_000_000)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == files.count && files.count > 30)
+        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(verify.status == 0 && verify.stdout.contains("\(files.count) ok"), "\(verify.stdout)")
     }
 
     /// `--direct`: whole blocks with O_DIRECT from an aligned copy, the last partial block through

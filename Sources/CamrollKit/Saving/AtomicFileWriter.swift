@@ -157,6 +157,7 @@ public final class AtomicFileWriter {
                     .cannotCreate, "cannot save \(path): the file system refuses '\(refused)' in a name",
                     hint: "FAT and exFAT (most SD cards and USB sticks) refuse \\ : * ? \" < > | in names; change -o.")
             }
+            if openErrno == ENOSPC, let error = noRoomForName(path: path, directory: directory, bytes: pieces) { throw error }
             // The temporary name is ours, not the user's: the message names the directory.
             throw Self.userError(SystemError("cannot create a file in \(directory)", errno: openErrno), path: path)
         }
@@ -205,12 +206,42 @@ public final class AtomicFileWriter {
                     // Not "already exists, use --overwrite": --overwrite cannot replace a directory.
                     throw CamrollError(.cannotCreate, "cannot save \(targetPath): a directory has that name")
                 }
+                // vfat writes the new name's entries before it drops the old ones.
+                if code == ENOSPC, let error = noRoomForName(path: targetPath, directory: directory, bytes: []) {
+                    throw error
+                }
                 throw Self.userError(SystemError("rename", path: targetPath, errno: code), path: targetPath)
             }
             number += 1
             target = Self.numbered(String(name), number)
             targetPath = directory == "/" ? "/" + target : directory + "/" + target
         }
+    }
+
+    /// ENOSPC while a name is made need not mean that the space is gone: a file system can have
+    /// no inode left (ext4 and tmpfs fix their number when made) or a directory no free entry
+    /// (FAT16's root holds 512, any FAT directory 65 536, a long name taking several) with space
+    /// still free. Then that is said, as "cannot create" (73), which does not end a fill as a
+    /// full file system does: a fill that stopped there would claim a capacity it never reached.
+    /// nil when the space is what ran out (less than the file and two blocks free).
+    private func noRoomForName(path: String, directory: String, bytes pieces: [UnsafeRawBufferPointer]) -> CamrollError? {
+        var info = statvfs()
+        guard fstatvfs(directoryFD, &info) == 0 else { return nil }
+        let block = Int(info.f_frsize)
+        let free = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: block)
+        let needed = pieces.reduce(2 * block) { $0 + $1.count }
+        guard !free.overflow, free.partialValue >= needed else { return nil }
+        let left = Units.bytes(free.partialValue)
+        if info.f_files > 0 && info.f_favail == 0 {
+            return CamrollError(
+                .cannotCreate,
+                "cannot save \(path): the file system has no inode left for another file, though \(left) is free",
+                hint: "Its number of files was fixed when it was made (mkfs.ext4 -N, tmpfs nr_inodes=); fewer, larger photos (-r) use the space.")
+        }
+        return CamrollError(
+            .cannotCreate, "cannot save \(path): \(directory) takes no more names, though \(left) is free",
+            hint: "A FAT16 root directory holds 512 names and any FAT directory 65536, fewer when they are long: "
+                + "save into a directory of their own (e.g. -o '\(directory == "/" ? "" : directory)/photos/{seq}.jpg'), or fewer, larger photos.")
     }
 
     /// `/d/a_1.jpg`, 2 → `/d/a_1-2.jpg`.

@@ -9,6 +9,20 @@ import Testing
                                "--db", dir.file("c.sqlite3"), "--quiet"] + extra)
     }
 
+    /// Where case matters, `Out.jpg` holding the bytes of a later `out.jpg` is overwritten data,
+    /// not a replacement (that is for file systems that ignore case: see the exFAT test).
+    @Test func anotherFilesBytesUnderANameThatDiffersInCaseAreAliased() throws {
+        let dir = try TemporaryDirectory()
+        for (name, quality) in [("Out.jpg", "90"), ("out.jpg", "50")] {
+            #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-q", quality, "-o", dir.file(name),
+                                           "--db", dir.file("c.sqlite3")]).status == 0)
+        }
+        try Data(fileBytes(dir.file("out.jpg"))).write(to: URL(fileURLWithPath: dir.file("Out.jpg")))
+        let result = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 1 && result.stdout.contains("1 ok, 0 corrupt, 0 missing, 1 aliased;"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("aliased: \(dir.file("Out.jpg")): holds the content of \(dir.file("out.jpg"))"))
+    }
+
     @Test func verifyFindsExactlyTheCorruptMissingAndAliasedFiles() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["--stamp"], count: 500).status == 0)
@@ -27,7 +41,7 @@ import Testing
 
         let json = try CamrollBinary.run(["verify", "--json", "--db", dir.file("c.sqlite3")])
         let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(summary["ok"] as? Int == 497 && summary["corrupt"] as? Int == 1)
+        #expect(summary["ok"] as? Int == 497 && summary["corrupt"] as? Int == 1 && summary["replaced"] as? Int == 0)
         #expect(summary["missing"] as? Int == 1 && summary["aliased"] as? Int == 1)
 
         // --repair records what was found; the catalog then matches the disk.

@@ -360,6 +360,17 @@ extension StorageTests {
         let colon = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-o", card + "/a:b.jpg"] + db)
         #expect(colon.status == 73 && colon.stderr.hasPrefix("camroll: error: cannot save \(card)/a:b.jpg: the file system refuses ':' in a name\n"),
                 "\(colon.stderr)")
+        // exFAT ignores case: another spelling of a saved name is that name, refused; replaced
+        // with --overwrite, verify says so and is content (exit 0), not "overwritten" (exit 1).
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-o", card + "/Case.jpg"] + db).status == 0)
+        let lower = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-o", card + "/case.jpg"] + db)
+        #expect(lower.status == 73 && lower.stderr.contains("already exists"), "\(lower.stderr)")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-q", "50", "--overwrite", "-o", card + "/case.jpg"] + db).status == 0)
+        let replaced = try CamrollBinary.run(["verify"] + db)
+        #expect(replaced.status == 0 && replaced.stdout.contains("0 aliased, 1 replaced"), "\(replaced.stdout)")
+        #expect(replaced.stdout.hasPrefix("replaced: \(card)/Case.jpg: replaced by \(card)/case.jpg"), "\(replaced.stdout)")
+        #expect(try CamrollBinary.run(["verify", "--repair"] + db).status == 0)
+        #expect(try CatalogReader(dir.file("c.sqlite3")).text("SELECT status FROM saves WHERE path LIKE '%/Case.jpg'") == "replaced")
         // The default naming numbers a second photo taken in the same second.
         let environment = ["HOME": dir.path, "XDG_PICTURES_DIR": card]
         for _ in 0..<2 {

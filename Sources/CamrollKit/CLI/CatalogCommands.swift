@@ -268,7 +268,12 @@ struct CatalogCommands {
             var object: [String: Any] = [
                 "event": "summary", "checked": report.checked, "bytes_read": report.bytesRead,
                 "elapsed_s": seconds, "mb_per_s": rate, "cancelled": report.cancelled,
-                "problems": report.problems.map { ["save_id": $0.saveID, "path": $0.path, "outcome": $0.outcome.rawValue, "detail": $0.detail] as [String: Any] },
+                "problems": report.problems.filter { $0.outcome != .replaced }.map {
+                    ["save_id": $0.saveID, "path": $0.path, "outcome": $0.outcome.rawValue, "detail": $0.detail] as [String: Any]
+                },
+                "replaced_saves": report.problems.filter { $0.outcome == .replaced }.map {
+                    ["save_id": $0.saveID, "path": $0.path, "detail": $0.detail] as [String: Any]
+                },
                 "not_in_catalog": report.unknownPaths,
             ]
             for outcome in Verifier.Outcome.allCases { object[outcome.rawValue] = report.counts[outcome] ?? 0 }
@@ -287,7 +292,9 @@ struct CatalogCommands {
         } else if !global.quiet {
             var text = ""
             for problem in report.problems { text += "\(problem.outcome.rawValue): \(problem.path): \(problem.detail)\n" }
-            let counts = Verifier.Outcome.allCases.map { "\(report.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
+            // "replaced" only where it happened: it is rare, and not a problem.
+            let counts = Verifier.Outcome.allCases.filter { $0 != .replaced || report.counts[$0] != nil }
+                .map { "\(report.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")
             text += (report.cancelled ? "cancelled after " : "verified ") + "\(report.checked) files: \(counts); "
                 + "\(Units.bytes(report.bytesRead)) read in \(Units.duration(microseconds: report.elapsedMicroseconds))"
                 + " (\(Format.fixed(rate, 1)) MB/s)\n"

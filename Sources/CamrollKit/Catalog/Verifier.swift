@@ -11,6 +11,11 @@ public final class Verifier {
         /// The file holds another save's content: a write that landed in the wrong place
         /// (wrap-around on a fake-capacity card). Only detectable when copies differ (`--stamp`).
         case aliased
+        /// Replaced with `--overwrite` by a later save under another spelling of its name, on a
+        /// file system that ignores case (FAT, exFAT, SMB): the two names are one file. What was
+        /// asked for, not a problem; `--repair` marks the row `replaced`, as a save to the same
+        /// spelling does at once.
+        case replaced
     }
 
     public struct Problem: Sendable {
@@ -45,7 +50,7 @@ public final class Verifier {
         }
 
         public var checked: Int { counts.values.reduce(0, +) }
-        public var allOK: Bool { checked == (counts[.ok] ?? 0) && unknownPaths.isEmpty }
+        public var allOK: Bool { checked == (counts[.ok] ?? 0) + (counts[.replaced] ?? 0) && unknownPaths.isEmpty }
     }
 
     public enum Selection: Sendable {
@@ -134,6 +139,9 @@ public final class Verifier {
                 report.bytesRead += size
                 if size == row.bytes && hash == row.hash {
                     outcome = .ok
+                } else if let other = pathOfHash[hash], other != row.path, Self.oneNameIgnoringCase(row.path, other) {
+                    outcome = .replaced
+                    detail = "replaced by \(other), the same name where case is ignored"
                 } else if let other = pathOfHash[hash], other != row.path {
                     outcome = .aliased
                     detail = "holds the content of \(other)"
@@ -159,7 +167,12 @@ public final class Verifier {
             if outcome != .ok {
                 report.problems.append(Problem(saveID: row.id, path: row.path, outcome: outcome, detail: detail))
             }
-            let status = outcome == .ok ? "saved" : outcome == .missing ? "missing" : "corrupt"
+            let status = switch outcome {
+            case .ok: "saved"
+            case .missing: "missing"
+            case .replaced: "replaced"
+            case .corrupt, .aliased: "corrupt"
+            }
             if status != row.status { newStatus.append((row.id, status)) }
         }
         if let distance = report.estimatedCapacity, !report.cancelled {
@@ -358,6 +371,18 @@ public final class Verifier {
         var seq: Int
         /// Where in the damaged file that save's first byte is.
         var position: Int
+    }
+
+    /// Whether two paths that differ only in case name one file: their file system ignores case
+    /// if `path` is found under its name with every letter's case turned (`cASE.JPG`). (Inode
+    /// numbers cannot tell: through FUSE each spelling gets its own.)
+    static func oneNameIgnoringCase(_ path: String, _ other: String) -> Bool {
+        guard path.lowercased() == other.lowercased() else { return false }
+        let slash = path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex
+        let turned = path[slash...].map { $0.isUppercase ? $0.lowercased() : $0.uppercased() }.joined()
+        guard turned != path[slash...] else { return false }
+        var status = stat()
+        return stat(String(path[..<slash]) + turned, &status) == 0
     }
 
     static func foreignStamp(in path: String, of row: Row, buffer: inout [UInt8]) -> Stamp? {

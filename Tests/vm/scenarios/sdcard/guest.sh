@@ -1,0 +1,63 @@
+# SD cards and USB sticks as they come: FAT32, FAT16 and exFAT through the kernel's own drivers
+# (vfat, exfat), each a loop device on a file in the guest's memory. On each: saves, a name
+# saved twice refused (also in another case: FAT's names ignore it), two jobs, a name FAT
+# refuses, --fill to the end, verify, and fsck of the card afterwards. Then the FAT16 root
+# directory, which holds 512 names whatever the space left: not a full card.
+. /scenarios/common.sh
+tar -xf /dev/vdb -C /
+for module in loop fat vfat exfat nls_cp437 nls_utf8 nls_ascii; do modprobe $module; done
+camroll snap -d pattern -r 1920x1080 -q 97 -o /tmp/photo.jpg --db /tmp/photo.sqlite3 --quiet
+
+# card NAME LOOP MIB MKFS… : a fresh card mounted on /mnt/NAME; stops the scenario if it cannot
+# be mounted (a fill of the guest's memory instead would prove nothing).
+card() {
+    name=$1 loop=$2 mib=$3
+    shift 3
+    dd if=/dev/zero of="/tmp/$name.img" bs=1M count="$mib" 2>/dev/null
+    losetup "$loop" "/tmp/$name.img"
+    "$@" "$loop" >>"$OUT/mkfs.log" 2>&1
+    mkdir -p "/mnt/$name"
+    case $name in exfat) type=exfat ;; *) type=vfat ;; esac
+    mount -t $type "$loop" "/mnt/$name" || { echo "cannot mount $name" >"$OUT/mount.err"; exit 1; }
+    grep " /mnt/$name " /proc/mounts >>"$OUT/mounts"
+}
+
+# on_card NAME: the checks every card gets.
+on_card() {
+    card=/mnt/$1 db=$OUT/$1.sqlite3
+    step "$1-snap" camroll snap -d pattern -r 320x240 -n 10 -o "$card/{seq}.jpg" --db "$db" --no-progress
+    step "$1-again" camroll snap -d pattern -r 320x240 -n 10 -o "$card/{seq}.jpg" --db "$db" --no-progress
+    step "$1-jobs" camroll snap -d pattern -r 320x240 -n 40 --jobs 2 -o "$card/jobs/{seq}.jpg" --db "$db" --no-progress
+    step "$1-colon" camroll snap -d pattern -r 320x240 -o "$card/a:b.jpg" --db "$db" --no-progress
+    step "$1-upper" camroll snap -d pattern -r 320x240 -o "$card/Case.jpg" --db "$db" --no-progress
+    step "$1-lower" camroll snap -d pattern -r 320x240 -o "$card/case.jpg" --db "$db" --no-progress
+    step "$1-lower-overwrite" camroll snap -d pattern -r 320x240 -q 50 -o "$card/case.jpg" --overwrite --db "$db" --no-progress
+    ls "$card" >"$OUT/$1-ls.txt"
+    # Photos of ~200 kB: a fill of a few hundred files (a pattern photo each would take minutes
+    # under TCG).
+    step "$1-fill" camroll snap -d file:/tmp/photo.jpg --fill -o "$card/fill/{seq}.jpg" --db "$db" --no-progress
+    df -k "$card" | tail -1 >"$OUT/$1-df.txt"
+    find "$card" -type f -name '*.jpg' | wc -l >"$OUT/$1-files"
+    find "$card" -type f ! -name '*.jpg' >"$OUT/$1-others"
+    step "$1-verify" camroll verify --db "$db" --json
+    step "$1-repair" camroll verify --repair --db "$db"
+    umount "$card"
+    step "$1-fsck" "fsck.$2" -n "$3"
+}
+
+card fat32 /dev/loop0 48 mkfs.fat -F 32 -n FAT32
+on_card fat32 fat /dev/loop0
+card exfat /dev/loop1 48 mkfs.exfat -L EXFAT
+on_card exfat exfat /dev/loop1
+
+# FAT16's root directory is a fixed table of 512 entries (a long name takes several). Saving
+# small files there runs out of entries long before space: that is not the card being full.
+card fat16 /dev/loop2 32 mkfs.fat -F 16 -n FAT16
+step fat16-root-fill camroll snap -d pattern -r 160x120 --fill -n 2000 -o '/mnt/fat16/{seq}.jpg' --db "$OUT/fat16.sqlite3" --no-progress
+step fat16-root-many camroll snap -d pattern -r 160x120 -n 2000 -o '/mnt/fat16/many-{seq}.jpg' --db "$OUT/fat16.sqlite3" --no-progress
+df -k /mnt/fat16 | tail -1 >"$OUT/fat16-df.txt"
+find /mnt/fat16 -type f -name '*.jpg' | wc -l >"$OUT/fat16-files"
+find /mnt/fat16 -type f ! -name '*.jpg' >"$OUT/fat16-others"
+step fat16-verify camroll verify --db "$OUT/fat16.sqlite3" --json
+umount /mnt/fat16
+step fat16-fsck fsck.fat -n /dev/loop2

@@ -56,6 +56,23 @@ import Testing
         #expect(try render("/d/{seq:1}.jpg", seq: 1234) == "/d/1234.jpg")
     }
 
+    /// `{seq/N}`: a directory for every N saves (FAT holds 65 536 names in one), numbered from 1
+    /// and as wide as the last group a run of that many digits can reach.
+    @Test func seqGroupsNumberEveryNSaves() throws {
+        #expect(try render("/d/{seq/1000}/{seq}.jpg", seq: 1, total: 2500) == "/d/01/0001.jpg")
+        #expect(try render("/d/{seq/1000}/{seq}.jpg", seq: 1000, total: 2500) == "/d/01/1000.jpg")
+        #expect(try render("/d/{seq/1000}/{seq}.jpg", seq: 1001, total: 2500) == "/d/02/1001.jpg")
+        #expect(try render("/d/{seq/10}/{seq}.jpg", seq: 99, total: 99) == "/d/10/99.jpg")
+        #expect(try render("/d/{seq/1000}/{seq}.jpg", seq: 7, total: 9) == "/d/1/7.jpg")
+        let regex = try NSRegularExpression(pattern: OutputTemplate("/d/{seq/1000}/{seq}.jpg").pathPattern(run: 1))
+        let path = "/d/02/1001.jpg"
+        let match = try #require(regex.firstMatch(in: path, range: NSRange(path.startIndex..., in: path)))
+        #expect((path as NSString).substring(with: match.range(at: 1)) == "1001")
+        #expect(try !OutputTemplate("/d/{seq/1000}.jpg").namesEachSave)
+        // Repair looks for a killed run's files one directory down, not two.
+        #expect(try OutputTemplate("/d/{seq/1000}/{seq}.jpg").depthBelowFixedDirectory == 1)
+    }
+
     @Test func otherTokens() throws {
         #expect(try render("/r{run}/f{frame}/{ms}") == "/r42/f1/123")
         let uuid = try render("/{uuid}"), another = try render("/{uuid}")
@@ -66,7 +83,7 @@ import Testing
         #expect(try render("/%Y-%m-%d %H:%M:%S 100%%") == "/2025-12-02 16:30:05 100%")
     }
 
-    @Test(arguments: ["", "/d/", "/d/{bogus}", "/d/{seq", "/d/%Q", "/d/{seq:0}", "/d/{seq:x}", "/d/50%"])
+    @Test(arguments: ["", "/d/", "/d/{bogus}", "/d/{seq", "/d/%Q", "/d/{seq:0}", "/d/{seq:x}", "/d/{seq/1}", "/d/{seq/0}", "/d/{seq/-5}", "/d/{seq/x}", "/d/50%"])
     func badTemplatesAreUsageErrors(_ text: String) {
         #expect { try OutputTemplate(text) } throws: { ($0 as? CamrollError)?.exitCode == .usage }
     }

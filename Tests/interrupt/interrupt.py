@@ -39,11 +39,12 @@ def disagreements(catalog, out_dirs):
     for directory in out_dirs:
         if not os.path.isdir(directory):
             continue
-        for name in os.listdir(directory):
-            if TEMPORARY.match(name):
-                counts["temporary files"] += 1
-            else:
-                files.add(os.path.join(directory, name))
+        for parent, _, names in os.walk(directory):  # {seq/50}: a directory for every 50 saves
+            for name in names:
+                if TEMPORARY.match(name):
+                    counts["temporary files"] += 1
+                else:
+                    files.add(os.path.join(parent, name))
     if not os.path.exists(catalog):
         counts["files without rows"] = len(files)
         return counts
@@ -73,6 +74,7 @@ class Rounds:
         self.after = collections.defaultdict(lambda: collections.Counter())
         self.rounds = collections.Counter()
         self.jobs_used = collections.Counter()
+        self.names_used = collections.Counter()
         self.bad_exits = []
         self.failed_rounds = 0
         self.round_failed = False
@@ -80,8 +82,11 @@ class Rounds:
 
     def snap_command(self, catalog, out, rng, extra=()):
         size = rng.choice(["1280x720", "1920x1080"])
+        # Now and then a directory for every 50 saves: repair must look one level down.
+        name = "{seq}.jpg" if rng.random() < 0.75 else os.path.join("{seq/50}", "{seq}.jpg")
+        self.names_used[name] += 1
         command = [self.binary, "-d", "pattern", "-r", size, "-n", "1000000", "--json", "--thumbnail", "none",
-                   "-o", os.path.join(out, "{seq}.jpg"), "--db", catalog]
+                   "-o", os.path.join(out, name), "--db", catalog]
         if rng.random() < 0.3:
             command.append("--fsync")
         if rng.random() < 0.5:
@@ -233,7 +238,8 @@ class Rounds:
             print(f"{scenario:28} {rounds:>6}  {before or 'none'} → {after or 'none'}")
         for problem in self.bad_exits:
             print("BAD EXIT:", problem)
-        print("snap runs by --jobs: " + ", ".join(f"{jobs}: {count}" for jobs, count in sorted(self.jobs_used.items())))
+        print("snap runs by --jobs: " + ", ".join(f"{jobs}: {count}" for jobs, count in sorted(self.jobs_used.items()))
+              + "; by name: " + ", ".join(f"{name}: {count}" for name, count in sorted(self.names_used.items())))
         total = sum(self.rounds.values())
         print(f"interruptions: {total - self.failed_rounds} passed, {self.failed_rounds} failed")
         return clean and not self.bad_exits and self.failed_rounds == 0

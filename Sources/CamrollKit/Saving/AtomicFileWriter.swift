@@ -241,7 +241,7 @@ public final class AtomicFileWriter {
         return CamrollError(
             .cannotCreate, "cannot save \(path): \(directory) takes no more names, though \(left) is free",
             hint: "A FAT16 root directory holds 512 names and any FAT directory 65536, fewer when they are long: "
-                + "save into a directory of their own (e.g. -o '\(directory == "/" ? "" : directory)/photos/{seq}.jpg'), or fewer, larger photos.")
+                + "give every 1000 photos a directory (-o '\(directory == "/" ? "" : directory)/{seq/1000}/{seq}.jpg').")
     }
 
     /// `/d/a_1.jpg`, 2 → `/d/a_1-2.jpg`.

@@ -1,13 +1,16 @@
 import FoundationEssentials
 import Glibc
 
-/// The `-o` naming template: literal text with `{seq}`, `{seq:N}`, `{uuid}`, `{run}`,
+/// The `-o` naming template: literal text with `{seq}`, `{seq:N}`, `{seq/N}`, `{uuid}`, `{run}`,
 /// `{frame}`, `{date}`, `{time}`, `{ms}` and strftime's `%Y %m %d %H %M %S %%`.
 /// Parsed once; rendered once per save.
 public struct OutputTemplate: Sendable, CustomStringConvertible {
     enum Piece: Sendable, Equatable {
         case literal(String)
         case seq(width: Int?)
+        /// Which group of `size` saves this one is in, from 1: a directory for every N files
+        /// (`{seq/1000}/{seq}.jpg`), since a FAT directory holds at most 65 536 names.
+        case seqGroup(size: Int)
         case uuid, run, frame, date, time, milliseconds
         case strftime(Character)
     }
@@ -82,9 +85,12 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             if name.hasPrefix("seq:"), let width = Int(name.dropFirst(4)), (1...18).contains(width) {
                 return .seq(width: width)
             }
+            if name.hasPrefix("seq/"), let size = Int(name.dropFirst(4)), (2...1_000_000_000).contains(size) {
+                return .seqGroup(size: size)
+            }
             throw CamrollError.usage(
                 "output template '\(text)' has an unknown token '{\(name)}'",
-                hint: "Tokens: {seq} {seq:N} {uuid} {run} {frame} {date} {time} {ms}.")
+                hint: "Tokens: {seq} {seq:N} {seq/N} {uuid} {run} {frame} {date} {time} {ms}.")
         }
     }
 
@@ -133,6 +139,7 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
                 let digits = width.map { "\\d{\($0),}" } ?? "\\d+"
                 pattern += seqCaptured ? digits : "(\(digits))"
                 seqCaptured = true
+            case .seqGroup: pattern += "\\d+"
             case .uuid: pattern += "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
             case .run: pattern += String(run)
             case .frame: pattern += "\\d+"
@@ -161,7 +168,11 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
 
     /// How many directory levels below `fixedDirectory` the files are.
     public var depthBelowFixedDirectory: Int {
-        text.filter { $0 == "/" }.count - fixedDirectory.filter { $0 == "/" }.count - (fixedDirectory == "/" ? 0 : 1)
+        // The slashes of the literal text: `{seq/1000}` has one of its own.
+        let slashes = pieces.reduce(0) { count, piece in
+            if case .literal(let text) = piece { count + text.filter { $0 == "/" }.count } else { count }
+        }
+        return slashes - fixedDirectory.filter { $0 == "/" }.count - (fixedDirectory == "/" ? 0 : 1)
     }
 
     public struct Values {
@@ -189,6 +200,10 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             switch piece {
             case .literal(let text): out += text
             case .seq(let width): out += padded(values.seq, width ?? values.seqWidth)
+            case .seqGroup(let size):
+                // As wide as the last group of a run whose numbers are seqWidth digits wide.
+                let largestSeq = (0..<min(values.seqWidth, 18)).reduce(1) { value, _ in value * 10 } - 1
+                out += padded((values.seq - 1) / size + 1, String((max(largestSeq, 1) - 1) / size + 1).count)
             case .uuid: out += UUID().uuidString.lowercased()
             case .run: out += String(values.run)
             case .frame: out += padded(values.frame, values.frameWidth)

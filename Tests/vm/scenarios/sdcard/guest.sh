@@ -2,7 +2,8 @@
 # (vfat, exfat), each a loop device on a file in the guest's memory. On each: saves, a name
 # saved twice refused (also in another case: FAT's names ignore it), two jobs, a name FAT
 # refuses, --fill to the end, verify, and fsck of the card afterwards. Then the FAT16 root
-# directory, which holds 512 names whatever the space left: not a full card.
+# directory, which holds 512 names whatever the space left: not a full card; and a fill of a
+# FAT16 card with a directory for every 500 photos, which is.
 . /scenarios/common.sh
 tar -xf /dev/vdb -C /
 for module in loop fat vfat exfat nls_cp437 nls_utf8 nls_ascii; do modprobe $module; done
@@ -61,3 +62,15 @@ find /mnt/fat16 -type f ! -name '*.jpg' >"$OUT/fat16-others"
 step fat16-verify camroll verify --db "$OUT/fat16.sqlite3" --json
 umount /mnt/fat16
 step fat16-fsck fsck.fat -n /dev/loop2
+
+# What the error's hint says to do: a directory for every 500 photos; the fill then reaches the
+# end of the card.
+card grouped /dev/loop3 32 mkfs.fat -F 16 -n GROUPED
+step grouped-fill camroll snap -d pattern -r 160x120 --fill -o '/mnt/grouped/{seq/500}/{seq}.jpg' --db "$OUT/grouped.sqlite3" --no-progress
+df -k /mnt/grouped | tail -1 >"$OUT/grouped-df.txt"
+find /mnt/grouped -type f -name '*.jpg' | wc -l >"$OUT/grouped-files"
+ls /mnt/grouped >"$OUT/grouped-directories"
+find /mnt/grouped -type f ! -name '*.jpg' >"$OUT/grouped-others"
+step grouped-verify camroll verify --db "$OUT/grouped.sqlite3" --json
+umount /mnt/grouped
+step grouped-fsck fsck.fat -n /dev/loop3

@@ -410,6 +410,10 @@ public final class AtomicFileWriter {
             return CamrollError(.ioError, "disk quota exceeded while saving \(path)", systemErrno: EDQUOT)
         case EFBIG:
             return CamrollError(.ioError, "file too large: \(path)")
+        case EIO:
+            return CamrollError(
+                error.outputExitCode, "cannot save \(path): \(error)",
+                hint: "The device failed the write: removed, or failing? 'dmesg' tells more; 'camroll verify' checks what was saved.")
         default:
             return CamrollError(error.outputExitCode, "cannot save \(path): \(error)")
         }

@@ -3,7 +3,8 @@
 # saved twice refused (also in another case: FAT's names ignore it), two jobs, a name FAT
 # refuses, --fill to the end, verify, and fsck of the card afterwards. Then the FAT16 root
 # directory, which holds 512 names whatever the space left: not a full card; and a fill of a
-# FAT16 card with a directory for every 500 photos, which is.
+# FAT16 card with a directory for every 500 photos, which is. Last, FAT32 cards pulled out
+# mid-run, without and with the catalog on them.
 . /scenarios/common.sh
 tar -xf /dev/vdb -C /
 for module in loop dm_mod fat vfat exfat nls_cp437 nls_utf8 nls_ascii; do modprobe $module; done
@@ -100,3 +101,19 @@ step pulled-verify camroll verify --db "$OUT/pulled.sqlite3" --json
 step pulled-verify-text camroll verify --db "$OUT/pulled.sqlite3"
 dmesg | grep -i -E "fat|I/O error" | tail -5 >"$OUT/pulled-dmesg.txt"
 umount -l /mnt/pulled
+
+# The same with the catalog on the card too: whichever fails first, one error and no crash.
+dd if=/dev/zero of=/tmp/pulled2.img bs=1M count=48 2>/dev/null
+losetup /dev/loop5 /tmp/pulled2.img
+echo "0 $sectors linear /dev/loop5 0" | DM_DISABLE_UDEV=1 dmsetup create pulled2 --noudevsync >>"$OUT/dmsetup.log" 2>&1
+mkfs.fat -F 32 /dev/dm-1 >>"$OUT/mkfs.log" 2>&1
+mkdir -p /mnt/pulled2
+mount -t vfat /dev/dm-1 /mnt/pulled2 || { echo "cannot mount pulled2" >"$OUT/mount.err"; exit 1; }
+start pulled2 camroll snap -d pattern -r 320x240 -n 100000 -o '/mnt/pulled2/{seq}.jpg' --db /mnt/pulled2/catalog.sqlite3 --no-progress
+wait_for_files /mnt/pulled2 40
+dmsetup suspend --nolockfs --noflush pulled2 >>"$OUT/dmsetup.log" 2>&1
+echo "0 $sectors error" | dmsetup load pulled2 >>"$OUT/dmsetup.log" 2>&1
+dmsetup resume pulled2 >>"$OUT/dmsetup.log" 2>&1
+finish pulled2
+step pulled2-verify camroll verify --db /mnt/pulled2/catalog.sqlite3
+umount -l /mnt/pulled2

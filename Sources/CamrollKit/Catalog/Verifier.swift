@@ -106,7 +106,7 @@ public final class Verifier {
         }
         // Pages still dirty from the saving cannot be dropped from the cache; written out first,
         // every page can, and each file is then read from the device.
-        sync()
+        Self.syncFileSystems(holding: rows.map(\.path))
         var pathOfHash: [String: String] = [:]
         for row in rows { pathOfHash[row.hash] = row.path }
         // Where each save of a run was laid on the device, for the wrap-around distance.
@@ -371,6 +371,24 @@ public final class Verifier {
         var seq: Int
         /// Where in the damaged file that save's first byte is.
         var position: Int
+    }
+
+    /// Writes out the file systems that hold `paths`, each once: syncfs, not sync, which would
+    /// wait for every other mounted file system too (a slow stick, a network share).
+    static func syncFileSystems(holding paths: [String]) {
+        var synced: Set<UInt> = []
+        var lastDirectory = Substring()
+        for path in paths {
+            let slash = path.lastIndex(of: "/") ?? path.startIndex
+            let directory = path[..<slash]
+            if directory == lastDirectory { continue }  // a run's files share a directory
+            lastDirectory = directory
+            let fd = open(directory.isEmpty ? "/" : String(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { continue }  // gone: its files are missing, nothing to write out
+            defer { close(fd) }
+            var status = stat()
+            if fstat(fd, &status) == 0, synced.insert(UInt(status.st_dev)).inserted { syncfs(fd) }
+        }
     }
 
     /// Whether two paths that differ only in case name one file: their file system ignores case

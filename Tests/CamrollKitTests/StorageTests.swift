@@ -9,10 +9,10 @@ import Testing
     final class SmallFileSystem {
         let path: String
 
-        init(_ dir: TemporaryDirectory, size: String, inodes: Int? = nil) throws {
+        init(_ dir: TemporaryDirectory, size: String, inodes: Int? = nil, readOnly: Bool = false) throws {
             path = dir.file("small")
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-            let options = "size=\(size)" + (inodes.map { ",nr_inodes=\($0)" } ?? "")
+            let options = "size=\(size)" + (inodes.map { ",nr_inodes=\($0)" } ?? "") + (readOnly ? ",ro" : "")
             let mount = try CamrollBinary.runProgram(["/bin/mount", "-t", "tmpfs", "-o", options, "tmpfs", path])
             try #require(mount.status == 0, "cannot mount a tmpfs: \(mount.stderr)")
         }
@@ -183,6 +183,23 @@ import Testing
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == files.count && files.count > 30)
         let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
         #expect(verify.status == 0 && verify.stdout.contains("\(files.count) ok"), "\(verify.stdout)")
+    }
+
+    /// A card whose write-protect switch is on, as the kernel mounts it (read-only): the photos'
+    /// directory and a catalog there both say "Read-only file system" (SQLite alone would say
+    /// "unable to open database file", or name ENOENT, its last try), exit 73.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aReadOnlyCardSaysSo() throws {
+        let dir = try TemporaryDirectory()
+        let card = try SmallFileSystem(dir, size: "1m", readOnly: true)
+        let photos = try CamrollBinary.run(["-d", "pattern", "-r", "160x120", "-o", card.path + "/{seq}.jpg", "--db", dir.file("c.sqlite3")])
+        #expect(photos.status == 73 && photos.stderr.hasPrefix("camroll: error: cannot write to directory \(card.path): Read-only file system\n"),
+                "\(photos.stderr)")
+        let catalog = try CamrollBinary.run(["-d", "pattern", "-r", "160x120", "-o", dir.file("out/{seq}.jpg"), "--db", card.path + "/c.sqlite3"])
+        #expect(catalog.status == 73 && catalog.stderr.hasPrefix(
+            "camroll: error: cannot open catalog \(card.path)/c.sqlite3 for writing: unable to open database file (Read-only file system)\n"),
+            "\(catalog.stderr)")
+        #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
     }
 
     /// `--direct`: whole blocks with O_DIRECT from an aligned copy, the last partial block through

@@ -192,13 +192,20 @@ public final class Catalog {
                 .unavailable, "catalog \(path) is locked by another process",
                 hint: "Wait for the other camroll to finish, or use another catalog with --db PATH.")
         case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
+            // SQLite's errno is its last attempt's: on a read-only file system it tries read-only
+            // next and reports ENOENT. The directory says why a new catalog cannot be made there.
+            var reason = error.messageWithReason
+            let directory = PathText.directory(of: path)
+            if error.systemErrno == ENOENT, access(path, F_OK) != 0, access(directory.isEmpty ? "." : directory, W_OK) != 0 {
+                reason = "\(error.message) (\(String(cString: strerror(errno))))"
+            }
             return CamrollError(
-                .cannotCreate, "cannot open catalog \(path) for writing: \(error.message)",
+                .cannotCreate, "cannot open catalog \(path) for writing: \(reason)",
                 hint: "Choose another catalog with --db PATH.")
         case SQLITE_FULL:
             return CamrollError(.ioError, "catalog \(path): no space left on device")
         case SQLITE_IOERR:
-            return CamrollError(.ioError, "catalog \(path): I/O error: \(error.message)")
+            return CamrollError(.ioError, "catalog \(path): I/O error: \(error.messageWithReason)")
         case SQLITE_ERROR where ["no such table", "no such column", "has no column named"].contains(where: error.message.contains):
             // Its version says camroll's, its tables say otherwise: changed by hand, or another
             // program's file.

@@ -1,13 +1,23 @@
 import CSQLite
+import Glibc
 
 /// A failed SQLite call: result code, SQLite's message and the statement it was running.
 public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     public let code: Int32
     public let message: String
     public let sql: String?
+    /// The errno of the system call that failed under SQLite, or 0: SQLite's own message for
+    /// an open that failed is "unable to open database file", whatever the reason.
+    public var systemErrno: Int32 = 0
 
     public var primaryCode: Int32 { code & 0xff }
     public var description: String { message }
+
+    /// The message, with the system's reason where there is one: "unable to open database file
+    /// (Read-only file system)".
+    public var messageWithReason: String {
+        systemErrno == 0 ? message : "\(message) (\(String(cString: strerror(systemErrno))))"
+    }
 }
 
 /// One SQLite connection. Every C call's result goes through `check`.
@@ -37,8 +47,9 @@ public final class Database {
         let status = sqlite3_open_v2(name, &connection, flags | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            let systemErrno = connection.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(connection)
-            throw DatabaseError(code: status, message: message, sql: nil)
+            throw DatabaseError(code: status, message: message, sql: nil, systemErrno: systemErrno)
         }
         sqlite3_extended_result_codes(connection, 1)
         return connection
@@ -56,7 +67,8 @@ public final class Database {
         switch status {
         case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return status
         default:
-            throw DatabaseError(code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+            throw DatabaseError(
+                code: status, message: String(cString: sqlite3_errmsg(handle)), sql: sql, systemErrno: sqlite3_system_errno(handle))
         }
     }
 

@@ -99,7 +99,7 @@ import Testing
         let path = dir.file("a/b/photo.jpg")
         let writer = AtomicFileWriter(overwrite: false, sync: true)
         let first: [UInt8] = [1, 2, 3], second: [UInt8] = [9, 9]
-        try first.withUnsafeBytes { try writer.write([$0], to: path) }
+        _ = try first.withUnsafeBytes { try writer.write([$0], to: path) }
         #expect(try fileBytes(path) == first)
         #expect { try second.withUnsafeBytes { try writer.write([$0], to: path) } } throws: {
             ($0 as? CamrollError)?.exitCode == .cannotCreate
@@ -139,8 +139,8 @@ import Testing
         let path = dir.file("photo.jpg")
         let writer = AtomicFileWriter(overwrite: true, sync: false)
         let first: [UInt8] = [1, 2, 3], second: [UInt8] = [9, 9]
-        try first.withUnsafeBytes { try writer.write([$0], to: path) }
-        try second.withUnsafeBytes { try writer.write([$0], to: path) }
+        _ = try first.withUnsafeBytes { try writer.write([$0], to: path) }
+        _ = try second.withUnsafeBytes { try writer.write([$0], to: path) }
         #expect(try fileBytes(path) == second)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["photo.jpg"])
     }

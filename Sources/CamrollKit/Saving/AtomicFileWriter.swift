@@ -399,6 +399,8 @@ public final class AtomicFileWriter {
     }
 
     static func userError(_ error: SystemError, path: String) -> CamrollError {
+        // "cannot save X: fsync: Input/output error", not X twice.
+        let failure = error.path == path ? "\(error.call): \(error.reason)" : error.description
         switch error.errno {
         case EEXIST:
             return CamrollError(
@@ -412,10 +414,10 @@ public final class AtomicFileWriter {
             return CamrollError(.ioError, "file too large: \(path)")
         case EIO:
             return CamrollError(
-                error.outputExitCode, "cannot save \(path): \(error)",
+                error.outputExitCode, "cannot save \(path): \(failure)",
                 hint: "The device failed the write: removed, or failing? 'dmesg' tells more; 'camroll verify' checks what was saved.")
         default:
-            return CamrollError(error.outputExitCode, "cannot save \(path): \(error)")
+            return CamrollError(error.outputExitCode, "cannot save \(path): \(failure)")
         }
     }
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* Turns O_DIRECT on or off for an open file: 0, or -1 with errno (EINVAL where the file system
@@ -98,6 +99,14 @@ static inline int clinux_terminal_size(int fd, int *columns, int *rows, int *wid
 static inline int clinux_renameat2_noreplace(int olddirfd, const char *oldpath, int newdirfd,
                                               const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+}
+
+/* Whether the file system holding fd is FAT (vfat, msdos) or exFAT: their directories run out
+ * of names with space free. */
+static inline int clinux_is_fat(int fd) {
+    struct statfs info;
+    if (fstatfs(fd, &info) != 0) return 0;
+    return info.f_type == 0x4d44 /* MSDOS_SUPER_MAGIC */ || info.f_type == 0x2011BAB0 /* EXFAT_SUPER_MAGIC */;
 }
 
 /*

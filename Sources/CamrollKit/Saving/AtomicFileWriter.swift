@@ -223,14 +223,14 @@ public final class AtomicFileWriter {
     /// (FAT16's root holds 512, any FAT directory 65 536, a long name taking several) with space
     /// still free. Then that is said, as "cannot create" (73), which does not end a fill as a
     /// full file system does: a fill that stopped there would claim a capacity it never reached.
-    /// nil when the space is what ran out (less than the file and two blocks free).
+    /// nil when the space is what ran out.
     private func noRoomForName(path: String, directory: String, bytes pieces: [UnsafeRawBufferPointer]) -> CamrollError? {
         var info = statvfs()
         guard fstatvfs(directoryFD, &info) == 0 else { return nil }
         let block = Int(info.f_frsize)
         let free = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: block)
-        let needed = pieces.reduce(2 * block) { $0 + $1.count }
-        guard !free.overflow, free.partialValue >= needed else { return nil }
+        let size = Int(clamping: info.f_blocks).multipliedReportingOverflow(by: block)
+        guard !free.overflow, !size.overflow, free.partialValue >= pieces.reduce(2 * block, { $0 + $1.count }) else { return nil }
         let left = Units.bytes(free.partialValue)
         if info.f_files > 0 && info.f_favail == 0 {
             return CamrollError(
@@ -238,10 +238,19 @@ public final class AtomicFileWriter {
                 "cannot save \(path): the file system has no inode left for another file, though \(left) is free",
                 hint: "Its number of files was fixed when it was made (mkfs.ext4 -N, tmpfs nr_inodes=); fewer, larger photos (-r) use the space.")
         }
+        // Near their end XFS and btrfs refuse a new file with some space left, kept for their own
+        // records: under 1% free is full.
+        guard free.partialValue >= size.partialValue / 100 else { return nil }
+        if clinux_is_fat(directoryFD) != 0 {
+            return CamrollError(
+                .cannotCreate, "cannot save \(path): \(directory) takes no more names, though \(left) is free",
+                hint: "A FAT16 root directory holds 512 names and any FAT directory 65536, fewer when they are long: "
+                    + "give every 1000 photos a directory (-o '\(directory == "/" ? "" : directory)/{seq/1000}/{seq}.jpg').")
+        }
         return CamrollError(
-            .cannotCreate, "cannot save \(path): \(directory) takes no more names, though \(left) is free",
-            hint: "A FAT16 root directory holds 512 names and any FAT directory 65536, fewer when they are long: "
-                + "give every 1000 photos a directory (-o '\(directory == "/" ? "" : directory)/{seq/1000}/{seq}.jpg').")
+            .cannotCreate, "cannot save \(path): the file system takes no more files in \(directory), though \(left) is free",
+            hint: "It ran out of room for names or its own records, not of space; "
+                + "a directory for every 1000 photos (-o '\(directory == "/" ? "" : directory)/{seq/1000}/{seq}.jpg') or fewer, larger photos may fit.")
     }
 
     /// `/d/a_1.jpg`, 2 → `/d/a_1-2.jpg`.

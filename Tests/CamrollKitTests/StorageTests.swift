@@ -410,7 +410,11 @@ extension StorageTests {
         defer { _ = try? CamrollBinary.runProgram(["/bin/umount", card]) }
         let db = ["--db", dir.file("c.sqlite3")]
 
-        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "5", "-o", card + "/{seq}.jpg"] + db).status == 0)
+        // The trace says which way the saves went into place: neither the flag nor hard links here.
+        let first = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "5", "-o", card + "/{seq}.jpg"] + db,
+                                          environment: ["CAMROLL_TRACE": "1"])
+        #expect(first.status == 0 && first.stderr.contains("trace: no RENAME_NOREPLACE: link")
+                && first.stderr.contains("trace: no hard links: look up"), "\(first.stderr)")
         let again = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-q", "50", "-n", "5", "-o", card + "/{seq}.jpg"] + db)
         #expect(again.status == 73 && again.stderr.hasPrefix("camroll: error: \(card)/1.jpg already exists"), "\(again.stderr)")
         #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "8", "--jobs", "4", "-o", card + "/j{seq}.jpg"] + db).status == 0)

@@ -265,8 +265,8 @@ public final class AtomicFileWriter {
         case unknown
         /// renameat2(RENAME_NOREPLACE): atomic, what Linux's own file systems offer.
         case renameFlag
-        /// link() then unlink(): link refuses an existing name too (FUSE file systems with
-        /// hard links, e.g. sshfs).
+        /// link() then unlink(): link refuses an existing name too (NFS, and FUSE file systems
+        /// with hard links, e.g. sshfs).
         case link
         /// Neither (exFAT or NTFS through FUSE): the name is looked up, then renamed over. Another
         /// process creating that name between the two would lose its file, as with `mv -n` there.
@@ -288,6 +288,7 @@ public final class AtomicFileWriter {
                     }
                     guard errno == EINVAL, noReplace == .unknown else { return errno }
                     noReplace = .link
+                    Trace.mark("no RENAME_NOREPLACE: link")  // which way, for CAMROLL_TRACE=1
                 }
                 if noReplace == .link {
                     if linkat(directoryFD, temporary, directoryFD, name, 0) == 0 {
@@ -297,6 +298,7 @@ public final class AtomicFileWriter {
                     // No hard links here: EPERM (FAT, exFAT), EOPNOTSUPP, ENOSYS, EMLINK.
                     guard [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(errno) else { return errno }
                     noReplace = .checkThenRename
+                    Trace.mark("no hard links: look up")
                 }
                 var status = stat()
                 if fstatat(directoryFD, name, &status, AT_SYMLINK_NOFOLLOW) == 0 { return EEXIST }

@@ -381,6 +381,49 @@ extension StorageTests {
         }
     }
 
+    static let faultFS = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("faultfs/faultfs.py").path
+
+    static var directorySyncCanBeMadeToFail: Bool {
+        getuid() == 0 && FileManager.default.fileExists(atPath: "/dev/fuse")
+            && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/fusepy.py")
+    }
+
+    /// With --fsync, the last step of a save is the directory's fsync; when it fails (a dying
+    /// card), the file is already under its final name. It is recorded, as not synced, counted
+    /// in the summary, and the run ends with that error (74): summary, rows and files agree.
+    /// Tests/faultfs makes every directory fsync fail.
+    @Test(.enabled(if: directorySyncCanBeMadeToFail, "needs root, /dev/fuse and python3-fusepy"))
+    func aDirectoryThatCannotBeSyncedEndsTheRunWithTheFileCounted() throws {
+        let dir = try TemporaryDirectory()
+        let backing = dir.file("backing"), card = dir.file("card")
+        for path in [backing, card] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        // Through system(), not Process: the FUSE daemon would hold the pipes open.
+        #expect(system("/usr/bin/python3 '\(Self.faultFS)' '\(backing)' '\(card)' >'\(dir.file("faultfs.log"))' 2>&1 &") == 0)
+        defer { _ = try? CamrollBinary.runProgram(["/bin/umount", card]) }
+        var mounted = false
+        for _ in 0..<100 where !mounted {
+            mounted = ((try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? "").contains(" \(card) fuse")
+            if !mounted { usleep(50_000) }
+        }
+        try #require(mounted, "\((try? String(contentsOfFile: dir.file("faultfs.log"), encoding: .utf8)) ?? "")")
+
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "160x120", "-n", "3", "--fsync", "-o", card + "/{seq}.jpg", "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 74, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix(
+            "camroll: error: \(card)/1.jpg is in place, but its directory could not be synced: fsync '\(card)': Input/output error\n"),
+            "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("failed after 1/3 files"), "\(result.stdout)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved' AND synced = 0") == 1)
+        #expect(try catalog.int("SELECT count(*) FROM saves") == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backing) == ["1.jpg"])
+        // Without --fsync no directory is synced, and the same card takes photos.
+        let plain = try CamrollBinary.run(["-d", "pattern", "-r", "160x120", "-n", "3", "-o", card + "/b{seq}.jpg", "--db", dir.file("c.sqlite3")])
+        #expect(plain.status == 0, "\(plain.stderr)")
+    }
+
     static var exfatThroughFUSE: Bool {
         getuid() == 0 && ["/usr/sbin/mkfs.exfat", "/usr/sbin/mount.exfat-fuse", "/usr/sbin/losetup"].allSatisfy {
             FileManager.default.isExecutableFile(atPath: $0)

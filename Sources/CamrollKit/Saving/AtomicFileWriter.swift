@@ -130,10 +130,12 @@ public final class AtomicFileWriter {
     /// Writes `pieces`, one after another, as the file at absolute `path`; returns the path it
     /// was saved under (`path`, or a numbered one with `.keepAndNumber`). `whenNamed` runs right
     /// after the rename, inside the gate: a second signal sees the file and whatever `whenNamed`
-    /// recorded of it together, or neither.
+    /// recorded of it together, or neither. It is told whether the file and its directory are
+    /// synced: with `sync`, false when the directory's fsync failed (the file is in place all
+    /// the same, and `write` then throws `NamedButNotSynced`).
     @discardableResult
     public func write(
-        _ pieces: [UnsafeRawBufferPointer], to path: String, whenNamed: (String) throws -> Void = { _ in }
+        _ pieces: [UnsafeRawBufferPointer], to path: String, whenNamed: (_ saved: String, _ synced: Bool) throws -> Void = { _, _ in }
     ) throws -> String {
         // Split at the last "/" among the bytes ("/" is never part of a longer UTF-8 sequence):
         // searching the characters costs more than the rest of the bookkeeping of a save.
@@ -184,10 +186,10 @@ public final class AtomicFileWriter {
             named = true
             // The file is under its final name now: it is recorded even if the directory's
             // fsync fails, and the run then ends with that error.
-            var syncFailure: Error?
-            do { try syncDirectory(path: saved) } catch { syncFailure = error }
-            try whenNamed(saved)
-            if let syncFailure { throw syncFailure }
+            var syncFailure: CamrollError?
+            do { try syncDirectory(path: saved) } catch let error as CamrollError { syncFailure = error }
+            try whenNamed(saved, sync && syncFailure == nil)
+            if let syncFailure { throw NamedButNotSynced(path: saved, error: syncFailure) }
             return saved
         }
     }
@@ -405,8 +407,19 @@ public final class AtomicFileWriter {
     private func syncDirectory(path: String) throws {
         guard sync else { return }
         if fsync(directoryFD) != 0 {
-            throw Self.userError(SystemError("fsync", path: preparedDirectory), path: path)
+            let error = SystemError("fsync", path: preparedDirectory)
+            let said = Self.userError(error, path: path)
+            throw CamrollError(
+                said.exitCode, "\(path) is in place, but its directory could not be synced: \(error)", hint: said.hint,
+                systemErrno: said.systemErrno)
         }
+    }
+
+    /// The file is under its final name and was handed to `whenNamed` (as not synced), but its
+    /// directory's fsync failed: the run ends with `error`, counting the file.
+    public struct NamedButNotSynced: Error {
+        public let path: String
+        public let error: CamrollError
     }
 
     static func userError(_ error: SystemError, path: String) -> CamrollError {

@@ -268,38 +268,50 @@ public final class BatchSaver: @unchecked Sendable {
             let begin = monotonicMicroseconds()
             state.lock.withLock { if state.previousSaveEnd == 0 { state.previousSaveEnd = begin } }
             var end = 0
-            let saved = try writer.write(pieces, to: path) { saved in
-                end = monotonicMicroseconds()
-                recorder.record(
-                    Catalog.NewSave(
-                        captureID: captureID, seq: seq, path: saved, bytes: size, xxh128: hash,
-                        savedAt: savedAt, durationMicroseconds: end - begin, synced: writer.sync,
-                        job: writers.count > 1 ? job + 1 : nil))
+            let saved: String
+            do {
+                saved = try writer.write(pieces, to: path) { saved, synced in
+                    end = monotonicMicroseconds()
+                    recorder.record(
+                        Catalog.NewSave(
+                            captureID: captureID, seq: seq, path: saved, bytes: size, xxh128: hash,
+                            savedAt: savedAt, durationMicroseconds: end - begin, synced: synced,
+                            job: writers.count > 1 ? job + 1 : nil))
+                }
+            } catch let failure as AtomicFileWriter.NamedButNotSynced {
+                // In place and recorded (not synced): counted, so that the summary and the rows
+                // agree, and then the run ends.
+                account(saved: failure.path, size: size, begin: begin, end: end, job: job, state: state)
+                throw failure.error
             }
-
             if seq == 1 { Trace.mark("first file saved") }
-            // One job at a time: the totals, the rates and the progress line are shared.
-            state.lock.withLock {
-                state.latency.record(end - begin)
-                state.progress.done += 1
-                state.progress.bytes += size
-                // From the end of the previous save (or this one's start) to the end of the
-                // bookkeeping: saving time, with nothing of the capture or the pauses in it.
-                let now = monotonicMicroseconds()
-                state.progress.savingMicroseconds += now - state.previousSaveEnd
-                state.previousSaveEnd = now
-                state.progress.elapsedMicroseconds = now - state.startedAt
-                if writers.count > 1 {
-                    state.progress.jobs[job].done += 1
-                    state.progress.jobs[job].bytes += size
-                }
-                state.lastPath = saved
-                if plan.fill && now - state.freeSpaceCheckedAt >= 100_000 {
-                    state.freeSpaceCheckedAt = now
-                    state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
-                }
-                reporter.update(state.progress)
+            account(saved: saved, size: size, begin: begin, end: end, job: job, state: state)
+        }
+    }
+
+    /// A file saved under its final name and recorded, in the run's totals and progress.
+    private func account(saved: String, size: Int, begin: Int, end: Int, job: Int, state: State) {
+        // One job at a time: the totals, the rates and the progress line are shared.
+        state.lock.withLock {
+            state.latency.record(end - begin)
+            state.progress.done += 1
+            state.progress.bytes += size
+            // From the end of the previous save (or this one's start) to the end of the
+            // bookkeeping: saving time, with nothing of the capture or the pauses in it.
+            let now = monotonicMicroseconds()
+            state.progress.savingMicroseconds += now - state.previousSaveEnd
+            state.previousSaveEnd = now
+            state.progress.elapsedMicroseconds = now - state.startedAt
+            if writers.count > 1 {
+                state.progress.jobs[job].done += 1
+                state.progress.jobs[job].bytes += size
             }
+            state.lastPath = saved
+            if plan.fill && now - state.freeSpaceCheckedAt >= 100_000 {
+                state.freeSpaceCheckedAt = now
+                state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
+            }
+            reporter.update(state.progress)
         }
     }
 

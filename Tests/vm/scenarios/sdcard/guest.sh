@@ -30,13 +30,19 @@ on_card() {
     step "$1-snap" camroll snap -d pattern -r 320x240 -n 10 -o "$card/{seq}.jpg" --db "$db" --no-progress
     step "$1-again" camroll snap -d pattern -r 320x240 -n 10 -o "$card/{seq}.jpg" --db "$db" --no-progress
     step "$1-jobs" camroll snap -d pattern -r 320x240 -n 40 --jobs 2 -o "$card/jobs/{seq}.jpg" --db "$db" --no-progress
+    # Killed mid-run: repair records what was renamed into place and removes the temporary file.
+    start "${1}_killed" camroll snap -d pattern -r 320x240 -n 1000000 -o "$card/killed/{seq}.jpg" --db "$db" --no-progress
+    wait_for_files "$card/killed" 50
+    kill -KILL "$(pid_of "${1}_killed")"
+    finish "${1}_killed"
+    step "$1-repair-killed" camroll verify --repair --db "$db"
     step "$1-colon" camroll snap -d pattern -r 320x240 -o "$card/a:b.jpg" --db "$db" --no-progress
     step "$1-upper" camroll snap -d pattern -r 320x240 -o "$card/Case.jpg" --db "$db" --no-progress
     step "$1-lower" camroll snap -d pattern -r 320x240 -o "$card/case.jpg" --db "$db" --no-progress
     step "$1-lower-overwrite" camroll snap -d pattern -r 320x240 -q 50 -o "$card/case.jpg" --overwrite --db "$db" --no-progress
     ls "$card" >"$OUT/$1-ls.txt"
-    # Photos of ~200 kB: a fill of a few hundred files (a pattern photo each would take minutes
-    # under TCG).
+    # The same 1080p photo of ~50 kB each time (stamped): a fill of about a thousand files in
+    # seconds, where encoding a pattern photo for each would take minutes under TCG.
     step "$1-fill" camroll snap -d file:/tmp/photo.jpg --fill -o "$card/fill/{seq}.jpg" --db "$db" --no-progress
     df -k "$card" | tail -1 >"$OUT/$1-df.txt"
     find "$card" -type f -name '*.jpg' | wc -l >"$OUT/$1-files"

@@ -23,30 +23,12 @@ final class TmuxPane {
 
     deinit { _ = try? tmux(["kill-server"]) }
 
-    /// Runs a tmux client, with posix_spawn and waitpid: the tmux server the first client starts
-    /// inherits whatever the client has open, and Foundation's Process waits for its own
-    /// descriptors in the child to close, which a server never does. Output goes through a file.
+    /// Runs a tmux client (see Daemon: the server the first client starts keeps what it inherits).
     @discardableResult
     func tmux(_ arguments: [String]) throws -> String {
-        let output = directory.file("tmux.out")
-        let argv = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ) == 0 else {
-            throw CamrollError(.failure, "cannot start tmux")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw CamrollError(.failure, "tmux \(arguments.first ?? ""): \(text)") }
-        return text
+        let run = try Daemon.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments, output: directory.file("tmux.out"))
+        guard run.status == 0 else { throw CamrollError(.failure, "tmux \(arguments.first ?? ""): \(run.output)") }
+        return run.output
     }
 
     func screen() throws -> String { try tmux(["capture-pane", "-p"]) }

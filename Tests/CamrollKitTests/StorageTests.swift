@@ -398,9 +398,11 @@ extension StorageTests {
         let dir = try TemporaryDirectory()
         let backing = dir.file("backing"), card = dir.file("card")
         for path in [backing, card] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
-        // Through system(), not Process: the FUSE daemon would hold the pipes open.
-        #expect(system("/usr/bin/python3 '\(Self.faultFS)' '\(backing)' '\(card)' >'\(dir.file("faultfs.log"))' 2>&1 &") == 0)
-        defer { _ = try? CamrollBinary.runProgram(["/bin/umount", card]) }
+        let daemon = try Daemon.spawn(["/usr/bin/python3", Self.faultFS, backing, card], output: dir.file("faultfs.log"))
+        defer {
+            _ = try? CamrollBinary.runProgram(["/bin/umount", card])
+            _ = Daemon.wait(daemon)
+        }
         var mounted = false
         for _ in 0..<100 where !mounted {
             mounted = ((try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? "").contains(" \(card) fuse")
@@ -446,10 +448,8 @@ extension StorageTests {
         try #require(loop.status == 0, "\(loop.stderr)")
         let device = loop.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         defer { _ = try? CamrollBinary.runProgram(["/usr/sbin/losetup", "-d", device]) }
-        // Not through Process: the FUSE daemon would inherit the pipes the output is read from,
-        // and they would never reach their end.
-        let mounted = system("/usr/sbin/mount.exfat-fuse '\(device)' '\(card)' >'\(dir.file("mount.log"))' 2>&1")
-        try #require(mounted == 0, "\((try? String(contentsOfFile: dir.file("mount.log"), encoding: .utf8)) ?? "")")
+        let mounted = try Daemon.run(["/usr/sbin/mount.exfat-fuse", device, card], output: dir.file("mount.log"))
+        try #require(mounted.status == 0, "\(mounted.output)")
         defer { _ = try? CamrollBinary.runProgram(["/bin/umount", card]) }
         let db = ["--db", dir.file("c.sqlite3")]
 

@@ -1,4 +1,5 @@
 @testable import CamrollKit
+import CLinux
 import Foundation
 import Testing
 
@@ -137,4 +138,53 @@ func jpegClaiming(width: Int, height: Int) throws -> [UInt8] {
     jpeg[sof + 5] = UInt8(height >> 8); jpeg[sof + 6] = UInt8(height & 0xFF)
     jpeg[sof + 7] = UInt8(width >> 8); jpeg[sof + 8] = UInt8(width & 0xFF)
     return jpeg
+}
+
+/// Starts programs that outlive the call — tmux's server, FUSE daemons — with posix_spawn, their
+/// output to a file, no descriptor of the test runner but 0-2 and no signal blocked. Foundation's Process would wait
+/// for the daemon to close the pipes it reads, which a daemon never does; fork-based system()
+/// would hand it every pipe open in the runner at that moment, among them the pipes of other
+/// tests' camroll runs running in parallel, whose readers then wait for the daemon to exit (once,
+/// 600 s, for the `sleep 600` of a tmux pane).
+enum Daemon {
+    /// The child's pid; it runs `argv` with stdin /dev/null and stdout and stderr to `output`.
+    static func spawn(_ argv: [String], output: String) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        clinux_spawn_close_from(&actions, 3)
+        // No signal blocked, none ignored: a test's thread blocks most, and a child inherits
+        // that mask — a tmux pane then outlives kill-server's SIGHUP.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let failed = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, Glibc.environ)
+        guard failed == 0 else { throw SystemError("posix_spawn", path: argv[0], errno: failed) }
+        return pid
+    }
+
+    /// Waits for `pid`; its exit status, or 128 + the signal that ended it.
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    }
+
+    /// Runs `argv` to its end (a client, or a daemon that forks away); its status and output.
+    static func run(_ argv: [String], output: String) throws -> (status: Int32, output: String) {
+        let status = wait(try spawn(argv, output: output))
+        return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+    }
 }

@@ -11,7 +11,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <malloc.h>
-#include <spawn.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stdio.h>
@@ -100,11 +99,6 @@ static inline int clinux_terminal_size(int fd, int *columns, int *rows, int *wid
 static inline int clinux_renameat2_noreplace(int olddirfd, const char *oldpath, int newdirfd,
                                               const char *newpath) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
-}
-
-/* posix_spawn closes every descriptor from `from` up in the child (the tests' daemons: tmux, FUSE). */
-static inline int clinux_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
-    return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
 /* Whether the file system holding fd is FAT (vfat, msdos) or exFAT: their directories run out

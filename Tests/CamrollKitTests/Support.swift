@@ -1,5 +1,4 @@
 @testable import CamrollKit
-import CLinux
 import Foundation
 import Testing
 
@@ -155,7 +154,7 @@ enum Daemon {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        clinux_spawn_close_from(&actions, 3)
+        closeFrom(&actions, 3)
         // No signal blocked, none ignored: a test's thread blocks most, and a child inherits
         // that mask — a tmux pane then outlives kill-server's SIGHUP.
         var attributes = posix_spawnattr_t()
@@ -170,10 +169,19 @@ enum Daemon {
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
-        let failed = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, Glibc.environ)
+        let failed = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, environ)
         guard failed == 0 else { throw SystemError("posix_spawn", path: argv[0], errno: failed) }
         return pid
     }
+
+    /// glibc's posix_spawn_file_actions_addclosefrom_np (2.34), which Swift's Glibc module does
+    /// not declare: looked up by name.
+    private static let closeFrom: @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("glibc without posix_spawn_file_actions_addclosefrom_np")
+        }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
     /// Waits for `pid`; its exit status, or 128 + the signal that ended it.
     static func wait(_ pid: pid_t) -> Int32 {

@@ -140,11 +140,11 @@ func jpegClaiming(width: Int, height: Int) throws -> [UInt8] {
 }
 
 /// Starts programs that outlive the call — tmux's server, FUSE daemons — with posix_spawn, their
-/// output to a file, no descriptor of the test runner but 0-2 and no signal blocked. Foundation's Process would wait
-/// for the daemon to close the pipes it reads, which a daemon never does; fork-based system()
-/// would hand it every pipe open in the runner at that moment, among them the pipes of other
-/// tests' camroll runs running in parallel, whose readers then wait for the daemon to exit (once,
-/// 600 s, for the `sleep 600` of a tmux pane).
+/// output to a file, no descriptor of the test runner but 0-2 and no signal blocked.
+/// Foundation's Process would wait for the daemon to close the pipes it reads, which a daemon
+/// never does; fork-based system() would hand it every pipe open in the runner at that moment,
+/// among them the pipes of other tests' camroll runs running in parallel, whose readers then
+/// wait for the daemon to exit (once 600 s, for the `sleep 600` of a tmux pane).
 enum Daemon {
     /// The child's pid; it runs `argv` with stdin /dev/null and stdout and stderr to `output`.
     static func spawn(_ argv: [String], output: String) throws -> pid_t {

@@ -52,8 +52,7 @@ import Testing
 
     /// Every option a parser's source names is in the table for that command.
     @Test func everyOptionAParserNamesIsInTheTable() throws {
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Sources/CamrollKit/CLI")
+        let sources = URL(fileURLWithPath: repositoryFile("Sources/CamrollKit/CLI"))
         let parsers = [("SnapOptions.swift", ["snap", "pick"]), ("DeviceCommands.swift", ["formats", "controls", "check"]),
                        ("CatalogCommands.swift", ["list", "show", "verify", "delete", "stats"]), ("GlobalOptions.swift", ["snap"])]
         let pattern = try NSRegularExpression(pattern: #"case "(--[a-z-]+)""#)

@@ -381,8 +381,7 @@ extension StorageTests {
         }
     }
 
-    static let faultFS = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("faultfs/faultfs.py").path
+    static let faultFS = repositoryFile("Tests/faultfs/faultfs.py")
 
     static var directorySyncCanBeMadeToFail: Bool {
         getuid() == 0 && FileManager.default.fileExists(atPath: "/dev/fuse")

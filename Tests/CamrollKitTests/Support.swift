@@ -22,6 +22,13 @@ final class TemporaryDirectory {
     }
 }
 
+/// A file of this repository by its path from the top (`Tests/http/server.py`): the tests read
+/// sources and run helper scripts that live beside them.
+func repositoryFile(_ relativePath: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(relativePath).path
+}
+
 /// Runs the built `camroll` binary, as a user would.
 struct CamrollBinary {
     struct Result {
@@ -40,9 +47,7 @@ struct CamrollBinary {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return packageRoot.appendingPathComponent(".build/debug/camroll").path
+        return repositoryFile(".build/debug/camroll")
     }
 
     static func process(_ arguments: [String], environment: [String: String] = [:], prefix: [String] = []) -> Process {

@@ -18,8 +18,7 @@ import Testing
             log = dir.file("server.log")
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             FileManager.default.createFile(atPath: log, contents: nil)
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .appendingPathComponent("http/server.py").path
+            let script = repositoryFile("Tests/http/server.py")
             process = CamrollBinary.programProcess(["/usr/bin/python3", script, root, log])
             let out = Pipe()
             process.standardOutput = out

@@ -5,8 +5,7 @@ import Testing
 /// pairs, with keys and operators udev knows. (`udevadm verify` needs systemd 253; Debian 12
 /// has 252.)
 @Suite struct UdevRuleTests {
-    static let rulesPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("udev/70-camroll.rules").path
+    static let rulesPath = repositoryFile("udev/70-camroll.rules")
 
     struct Pair: Equatable {
         var key: String

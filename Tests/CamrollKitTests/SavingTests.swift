@@ -108,6 +108,27 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.file("a/b")) == ["photo.jpg"])
     }
 
+    /// With `--direct`, the last piece stays in the aligned buffer between writes with the same
+    /// `lastPieceID`: what comes before it may change, also in length, and a different ID with
+    /// the same size at the same place is copied again, never written stale.
+    @Test func directWritesCopyAPhotoOnceAndNeverStale() throws {
+        let dir = try TemporaryDirectory()
+        let writer = AtomicFileWriter(existing: .refuse, sync: false, direct: true)
+        let photo = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let other = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+        let writes: [(prefix: [UInt8], body: [UInt8], id: Int?)] = [
+            ([1, 2, 3], photo, 1), ([4, 5, 6], photo, 1), ([7, 8], photo, 1), ([9, 9, 9], photo, 1),
+            ([9, 9, 9], other, 2), ([1, 2, 3], photo, 1), ([1, 2, 3], other, nil), ([1, 2, 3], photo, nil),
+        ]
+        for (index, write) in writes.enumerated() {
+            let path = dir.file("\(index).jpg")
+            try write.prefix.withUnsafeBytes { prefix in
+                try write.body.withUnsafeBytes { body in _ = try writer.write([prefix, body], to: path, lastPieceID: write.id) }
+            }
+            #expect(try fileBytes(path) == write.prefix + write.body, "write \(index)")
+        }
+    }
+
     @Test func defaultNamingKeepsTheOldFileAndNumbersTheNewOne() throws {
         let dir = try TemporaryDirectory()
         let writer = AtomicFileWriter(existing: .keepAndNumber, sync: false)

@@ -270,7 +270,8 @@ public final class BatchSaver: @unchecked Sendable {
             var end = 0
             let saved: String
             do {
-                saved = try writer.write(pieces, to: path) { saved, synced in
+                // The frame's JPEG, the same bytes for every copy of this capture.
+                saved = try writer.write(pieces, to: path, lastPieceID: captureID) { saved, synced in
                     end = monotonicMicroseconds()
                     recorder.record(
                         Catalog.NewSave(

@@ -107,16 +107,19 @@ def main():
           f"{'OK' if median >= 0.95 else 'BELOW TARGET'}")
     print(f"whole command, start-up and encoding included: median ratio {statistics.median(wall_ratios):.2f}")
 
+    # SQLite's page cache fills to its 2 MB limit as the catalog grows, so peak memory rises
+    # from N=1000 to N=20000 and then stays; a third, larger N tells that plateau from growth.
     rss = {}
-    for n in (1000, 20000):
+    for n in (1000, 20000, 60000):
         target = os.path.join(work, f"rss{n}")
         shutil.rmtree(target, ignore_errors=True)
         rss[n] = peak_rss_kib([camroll, "snap", "-d", "pattern", "-r", "1920x1080", "-n", str(n), "-o",
                                os.path.join(target, "{seq}.jpg"), "--db", catalog, "--quiet"])
         shutil.rmtree(target, ignore_errors=True)
-    growth = rss[20000] / rss[1000]
-    print(f"peak RSS: N=1000 {rss[1000]} KiB, N=20000 {rss[20000]} KiB, ratio {growth:.2f} "
-          f"(target <= 1.10): {'OK' if growth <= 1.10 else 'GROWS WITH N'}")
+    filling, beyond = rss[20000] / rss[1000], rss[60000] / rss[20000]
+    print(f"peak RSS: N=1000 {rss[1000]} KiB, N=20000 {rss[20000]} KiB (ratio {filling:.2f}: SQLite's cache "
+          f"filling), N=60000 {rss[60000]} KiB (ratio to N=20000 {beyond:.2f}, target <= 1.02): "
+          f"{'OK' if beyond <= 1.02 else 'GROWS WITH N'}")
     shutil.rmtree(os.path.join(work, "c"), ignore_errors=True)
     shutil.rmtree(os.path.join(work, "camroll"), ignore_errors=True)
     one_photo(camroll, work, args.rounds)

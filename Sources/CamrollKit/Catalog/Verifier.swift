@@ -94,8 +94,10 @@ public final class Verifier {
         // A catalog whose pages are damaged cannot vouch for anything read from it.
         let integrity = try catalog.userErrors { try catalog.database.scalarText("PRAGMA quick_check") } ?? ""
         guard integrity == "ok" else {
+            // SQLite heads the first problem with "*** in database main ***": name the problem.
+            let problem = integrity.split(separator: "\n").first { !$0.hasPrefix("*** in database") } ?? Substring(integrity)
             throw CamrollError(
-                .dataError, "catalog \(catalog.path) is corrupt: \(integrity.split(separator: "\n").first ?? "")",
+                .dataError, "catalog \(catalog.path) is corrupt: \(problem)",
                 hint: "Its files may still be checked with 'xxhsum -H2 -c' from a copy of the rows that can be read.")
         }
         if repair { report.repair = try Repair(catalog: catalog).run(selection) }

@@ -103,7 +103,7 @@ enum CommandTable {
             ("SAVE OPTIONS", [
                 OptionSpec(names: ["-n", "--count"], value: "<n>", help: "Saves of each frame, 1 to 1000000000. (default: 1)", kind: .text),
                 OptionSpec(names: ["-o", "--output"], value: "<template>",
-                           help: "Where to save. Tokens: {seq} {seq:N} {seq/N} {uuid} {run} {frame} {date} {time} {ms}, and %Y %m %d %H %M %S; a leading ~/ is the home directory. (default: $XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg)",
+                           help: "Where to save. Tokens: {seq} {seq:N} {seq/N} {uuid} {run} {frame} {date} {time} {ms}, and %Y %m %d %H %M %S; a leading ~/ is the home directory; - sends the JPEG to standard output instead (recorded, not saved). (default: $XDG_PICTURES_DIR/camroll/{date}_{time}_{seq}.jpg)",
                            kind: .file),
                 OptionSpec(names: ["-q", "--quality"], value: "<1-100>", help: "JPEG quality; given with a JPEG file, re-encodes it. (default: 90)", kind: .text),
                 OptionSpec(names: ["--crop"], value: "<WxH[+X+Y]|W:H>",

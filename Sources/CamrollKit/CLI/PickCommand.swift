@@ -20,6 +20,9 @@ struct PickCommand {
         if options.fill {
             throw CamrollError.usage("'--fill' is a storage test; use 'camroll snap --fill'")
         }
+        if options.toStandardOutput {
+            throw CamrollError.usage("pick saves files; 'camroll snap -o -' sends a photo to standard output")
+        }
         // After the options: a wrong one is reported as itself, in a terminal or not.
         guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else {
             throw CamrollError.usage("pick needs a terminal; use 'camroll snap' in scripts")

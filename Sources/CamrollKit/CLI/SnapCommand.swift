@@ -15,6 +15,11 @@ struct SnapCommand {
         JPEGDecoder.maxPixels = options.maxPixels
 
         let console = Console(colorMode: options.global.color, environment: environment)
+        if options.toStandardOutput && console.stdoutIsTerminal {
+            throw CamrollError.usage(
+                "-o - sends the JPEG to standard output, which is a terminal here",
+                hint: "Redirect it: camroll -o - > photo.jpg, or camroll -o - | display")
+        }
         let template = try outputTemplate()
 
         // A URL source needs the catalog (its `sources` row) before anything else. For a camera,
@@ -56,6 +61,7 @@ struct SnapCommand {
 
     /// The output template, checked: as the user typed it for messages, made absolute for use.
     func outputTemplate() throws -> OutputTemplate {
+        if options.toStandardOutput { return try OutputTemplate(OutputTemplate.standardOutput) }
         let templateText = try options.output.map { try UserDirectories.expandingTilde($0, environment: environment) }
             ?? OutputTemplate.defaultText(environment: environment)
         _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
@@ -102,7 +108,7 @@ struct SnapCommand {
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,
-                template: template))
+                template: template, toStandardOutput: options.toStandardOutput))
         let (summary, failure) = try saver.run(command: commandText())
         if let camera = source as? V4L2Camera, !options.global.quiet {
             if camera.droppedFrames > 0 {
@@ -184,6 +190,7 @@ struct SnapCommand {
     private func reporter(_ console: Console) -> ProgressReporter {
         if options.global.json { return JSONProgress(console: console) }
         if options.global.quiet { return QuietProgress() }
+        if options.toStandardOutput { return StandardOutputProgress(console: console) }
         if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console) }
         return PlainProgress(console: console, showProgress: !options.global.noProgress)
     }

@@ -171,6 +171,10 @@ public struct SnapOptions: Sendable {
         return options
     }
 
+    /// `-o -`: each frame's JPEG goes to standard output, one after another, and no file is
+    /// saved (as fswebcam and ffmpeg take `-`).
+    public var toStandardOutput: Bool { output == OutputTemplate.standardOutput }
+
     /// A file or a URL: a picture that exists, not a camera.
     var isPicture: Bool {
         switch device {
@@ -203,6 +207,17 @@ public struct SnapOptions: Sendable {
         }
         if offline && !{ if case .url = device { true } else { false } }() {
             throw CamrollError.usage("'--offline' applies to a URL source (-d https://…)")
+        }
+        if toStandardOutput {
+            // --fill sets --stamp and -n, so it is named before them.
+            let conflicts = [(fill, "--fill"), (count > 1, "-n"), (jobs > 1, "--jobs"), (direct, "--direct"), (fsync, "--fsync"),
+                             (overwrite, "--overwrite"), (stamp, "--stamp"), (global.json, "--json")]
+            if let (_, option) = conflicts.first(where: { $0.0 }) {
+                throw CamrollError.usage(
+                    "'\(option)' cannot be used with -o - (standard output)",
+                    hint: "-o - sends each frame's JPEG once to standard output, and nothing else goes there; "
+                        + "--frames K sends K of them, one after another.")
+            }
         }
         let isCamera = device == .firstCamera || { if case .camera = device { true } else { false } }()
         if !controls.isEmpty && !isCamera {

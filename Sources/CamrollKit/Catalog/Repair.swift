@@ -86,7 +86,8 @@ public struct Repair {
     }
 
     private func repair(_ run: Run, into result: inout Result) throws {
-        guard let template = try? OutputTemplate(run.template) else { return }
+        // A run that wrote to standard output left no files to look for.
+        guard run.template != OutputTemplate.standardOutput, let template = try? OutputTemplate(run.template) else { return }
         let pattern = try Regex(template.pathPattern(run: run.id))
         let temporaryPattern = try Regex(AtomicFileWriter.temporaryNamePattern(pid: run.pid))
         let captures = try catalog.userErrors { try self.captures(of: run.id) }

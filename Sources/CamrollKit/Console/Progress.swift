@@ -223,6 +223,27 @@ public final class PlainProgress: ProgressReporter {
     public func finished(_ summary: RunSummary) { console.out(summaryText(summary)) }
 }
 
+/// `-o -`: standard output carries the photos, so one line at the end, on stderr.
+public final class StandardOutputProgress: ProgressReporter {
+    private let console: Console
+
+    public init(console: Console) { self.console = console }
+
+    public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
+    public func update(_ progress: SaveProgress) {}
+
+    public func finished(_ summary: RunSummary) {
+        let p = summary.progress
+        let photos = p.done == 1 ? "1 photo" : "\(p.done) photos"
+        let head = switch summary.status {
+        case .completed, .running: "sent \(photos)"
+        case .cancelled: "cancelled after \(photos) of \(p.total)"
+        case .failed: "failed after \(photos) of \(p.total)"
+        }
+        console.err("\(head), \(Units.bytes(p.bytes)), to standard output; run \(summary.runID) in \(summary.catalogPath)\n")
+    }
+}
+
 /// `--quiet`: errors only.
 public final class QuietProgress: ProgressReporter {
     public init() {}

@@ -18,6 +18,8 @@ public struct BatchPlan: Sendable {
     /// Writers saving at once (`--jobs`), each its own files and sequence numbers.
     public var jobs = 1
     public var template: OutputTemplate
+    /// `-o -`: each frame's JPEG to standard output instead of saved copies (`count` is 1).
+    public var toStandardOutput = false
 
     public var totalSaves: Int { count * frames }
 }
@@ -61,7 +63,8 @@ public final class BatchSaver: @unchecked Sendable {
         let runUUID = UUID().uuidString.lowercased()
         let run = Catalog.NewRun(
             uuid: runUUID, startedAt: Date(), command: command, device: source.deviceName,
-            requestedCount: plan.totalSaves, requestedFrames: plan.frames, outputTemplate: plan.template.text)
+            requestedCount: plan.toStandardOutput ? 0 : plan.totalSaves, requestedFrames: plan.frames,
+            outputTemplate: plan.template.text)
         let runID = try recorder.perform { try $0.beginRun(run) }
         Trace.mark("run row committed")
         // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
@@ -156,6 +159,10 @@ public final class BatchSaver: @unchecked Sendable {
             Trace.mark("frame \(frameIndex) thumbnail made")
             let captureID = try recorder.perform { try $0.addCapture(capture) }
             Trace.mark("frame \(frameIndex) capture row")
+            if plan.toStandardOutput {
+                try send(image.bytes, state: state)
+                continue
+            }
             if plan.fill, frameIndex == 1, let free = freeBytes(for: plan.template.render(
                 .init(seq: 1, seqWidth: 1, run: runID, frame: 1, frameWidth: 1, time: frame.capturedAt))) {
                 // As many digits as the most files that fit (each takes at least its bytes), not
@@ -290,8 +297,9 @@ public final class BatchSaver: @unchecked Sendable {
         }
     }
 
-    /// A file saved under its final name and recorded, in the run's totals and progress.
-    private func account(saved: String, size: Int, begin: Int, end: Int, job: Int, state: State) {
+    /// A file saved under its final name and recorded (nil: a photo sent to standard output), in
+    /// the run's totals and progress.
+    private func account(saved: String?, size: Int, begin: Int, end: Int, job: Int, state: State) {
         // One job at a time: the totals, the rates and the progress line are shared.
         state.lock.withLock {
             state.latency.record(end - begin)
@@ -307,13 +315,32 @@ public final class BatchSaver: @unchecked Sendable {
                 state.progress.jobs[job].done += 1
                 state.progress.jobs[job].bytes += size
             }
-            state.lastPath = saved
-            if plan.fill && now - state.freeSpaceCheckedAt >= 100_000 {
+            state.lastPath = saved ?? state.lastPath
+            if plan.fill, let saved, now - state.freeSpaceCheckedAt >= 100_000 {
                 state.freeSpaceCheckedAt = now
                 state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
             }
             reporter.update(state.progress)
         }
+    }
+
+    /// `-o -`: the frame's JPEG to standard output, whole, or an error (the reader gone: EPIPE).
+    private func send(_ jpeg: [UInt8], state: State) throws {
+        let begin = monotonicMicroseconds()
+        try jpeg.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw CamrollError(.ioError, "cannot write to standard output: \(SystemError("write").reason)")
+                }
+                offset += written
+            }
+        }
+        if state.progress.done == 0 { Trace.mark("first photo sent") }
+        state.previousSaveEnd = begin
+        account(saved: nil, size: jpeg.count, begin: begin, end: monotonicMicroseconds(), job: 0, state: state)
     }
 
     private static func userError(_ error: Error) -> CamrollError {

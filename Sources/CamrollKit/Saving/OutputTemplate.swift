@@ -18,6 +18,9 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
     let pieces: [Piece]
     public let text: String
 
+    /// `-o -`, as a run records it: no file, the photos went to standard output.
+    public static let standardOutput = "-"
+
     /// `PICTURES/camroll/{date}_{time}_{seq}.jpg`, PICTURES as `UserDirectories.pictures` finds it.
     public static func defaultText(environment: [String: String]) throws -> String {
         try UserDirectories.pictures(environment: environment) + "/camroll/{date}_{time}_{seq}.jpg"

@@ -26,3 +26,5 @@ step snap-byid camroll snap -d platform-vivid-video-index0 -r 320x180 -o "$OUT/b
 step interval camroll snap -d 0 -r 640x480 --frames 3 --interval 1s -o "$OUT/interval/{seq}.jpg" --db "$OUT/interval.sqlite3"
 # A size vivid does not have: the driver picks another, camroll says so and saves what it got.
 step odd-size camroll snap -d 0 -r 1000x700 -o "$OUT/odd/{seq}.jpg" --db "$OUT/catalog.sqlite3"
+# -o -: the camera's JPEG to standard output, recorded without a save.
+step stdout camroll snap -d 0 -r 640x480 -o - --db "$OUT/stdout.sqlite3"

@@ -25,7 +25,8 @@ public struct BatchPlan: Sendable {
 }
 
 /// Takes frames, turns them into JPEGs and saves each one `count` times, recording every save in
-/// the catalog. Checks for cancellation between saves; never leaves a partial file behind.
+/// the catalog (or, with `-o -`, sends each to standard output, recording its capture).
+/// Checks for cancellation between saves; never leaves a partial file behind.
 /// With `jobs` > 1 the copies of each frame are shared out among that many threads, each taking
 /// the next sequence number when it is free, each with a writer of its own; the rows go to the
 /// one catalog thread (`SaveRecorder`).

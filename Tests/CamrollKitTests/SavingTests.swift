@@ -1,5 +1,6 @@
 @testable import CamrollKit
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct SavingTests {
@@ -114,6 +115,8 @@ import Testing
     @Test func directWritesCopyAPhotoOnceAndNeverStale() throws {
         let dir = try TemporaryDirectory()
         let writer = AtomicFileWriter(existing: .refuse, sync: false, direct: true)
+        let refused = Mutex<String?>(nil)
+        writer.directRefused = { message in refused.withLock { $0 = message } }
         let photo = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         let other = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
         let writes: [(prefix: [UInt8], body: [UInt8], id: Int?)] = [
@@ -127,6 +130,8 @@ import Testing
             }
             #expect(try fileBytes(path) == write.prefix + write.body, "write \(index)")
         }
+        // Else the aligned buffer was never used, and nothing above was tested.
+        #expect(refused.withLock { $0 } == nil, "\(refused.withLock { $0 } ?? "")")
     }
 
     @Test func defaultNamingKeepsTheOldFileAndNumbersTheNewOne() throws {

@@ -109,6 +109,9 @@ def main():
 
     # SQLite's page cache fills to its 2 MB limit as the catalog grows, so peak memory rises
     # from N=1000 to N=20000 and then stays; a third, larger N tells that plateau from growth.
+    # Past it, the heap moves by ~0.8 MB with the catalog thread's batch sizes (RssAnon sampled
+    # over 260 000 saves: 4.7-5.5 MB, no trend), and a longer run meets a higher peak of that:
+    # 5% (~1.3 MB over 40 000 saves) tells that from growth of 33 bytes a save or more.
     rss = {}
     for n in (1000, 20000, 60000):
         target = os.path.join(work, f"rss{n}")
@@ -118,8 +121,8 @@ def main():
         shutil.rmtree(target, ignore_errors=True)
     filling, beyond = rss[20000] / rss[1000], rss[60000] / rss[20000]
     print(f"peak RSS: N=1000 {rss[1000]} KiB, N=20000 {rss[20000]} KiB (ratio {filling:.2f}: SQLite's cache "
-          f"filling), N=60000 {rss[60000]} KiB (ratio to N=20000 {beyond:.2f}, target <= 1.02): "
-          f"{'OK' if beyond <= 1.02 else 'GROWS WITH N'}")
+          f"filling), N=60000 {rss[60000]} KiB (ratio to N=20000 {beyond:.2f}, target <= 1.05): "
+          f"{'OK' if beyond <= 1.05 else 'GROWS WITH N'}")
     shutil.rmtree(os.path.join(work, "c"), ignore_errors=True)
     shutil.rmtree(os.path.join(work, "camroll"), ignore_errors=True)
     one_photo(camroll, work, args.rounds)

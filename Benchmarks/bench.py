@@ -109,9 +109,9 @@ def main():
 
     # SQLite's page cache fills to its 2 MB limit as the catalog grows, so peak memory rises
     # from N=1000 to N=20000 and then stays; a third, larger N tells that plateau from growth.
-    # Past it, the heap moves by ~0.8 MB with the catalog thread's batch sizes (RssAnon sampled
-    # over 260 000 saves: 4.7-5.5 MB, no trend), and a longer run meets a higher peak of that:
-    # 5% (~1.3 MB over 40 000 saves) tells that from growth of 33 bytes a save or more.
+    # Past it, the heap moves by ~0.8 MB (RssAnon sampled over one run of 260 000 saves: 4.7-5.5
+    # MB, falling as well as rising), and a longer run meets a higher peak of that: 5% (~1.3 MB
+    # over 40 000 saves) tells it from growth of 33 bytes a save or more, not from less.
     rss = {}
     for n in (1000, 20000, 60000):
         target = os.path.join(work, f"rss{n}")

@@ -71,6 +71,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("c.sqlite3")))
     }
 
+    /// With stderr on a terminal (a pty from script(1)) and stdout into a file: a live line on
+    /// stderr while the frames go out, the file holding only the JPEGs.
+    @Test func onATerminalProgressGoesToStderrAndOnlyPhotosToStdout() throws {
+        let dir = try TemporaryDirectory()
+        let command = "'\(CamrollBinary.path)' -d pattern -r 320x240 --frames 3 --interval 200ms -o - --db '\(dir.file("c.sqlite3"))'"
+            + " > '\(dir.file("stream.mjpeg"))'"
+        let result = try CamrollBinary.runProgram(["/usr/bin/script", "-qfec", command, "/dev/null"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("\r\u{1B}[2Ksent 1/3 photos to standard output, "), "\(result.stdout)")
+        #expect(result.stdout.contains("sent 3 photos, "), "\(result.stdout)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try fileBytes(dir.file("stream.mjpeg")).count == catalog.int("SELECT sum(jpeg_bytes) FROM captures"))
+    }
+
     /// The reader gone (`| head -c 100`): exit 74 and the run failed with why, not a crash or
     /// a silent end.
     @Test func aReaderThatGoesAwayEndsTheRunWithAnError() throws {

@@ -190,7 +190,7 @@ struct SnapCommand {
     private func reporter(_ console: Console) -> ProgressReporter {
         if options.global.json { return JSONProgress(console: console) }
         if options.global.quiet { return QuietProgress() }
-        if options.toStandardOutput { return StandardOutputProgress(console: console) }
+        if options.toStandardOutput { return StandardOutputProgress(console: console, showProgress: !options.global.noProgress) }
         if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console) }
         return PlainProgress(console: console, showProgress: !options.global.noProgress)
     }

@@ -223,16 +223,28 @@ public final class PlainProgress: ProgressReporter {
     public func finished(_ summary: RunSummary) { console.out(summaryText(summary)) }
 }
 
-/// `-o -`: standard output carries the photos, so one line at the end, on stderr.
+/// `-o -`: standard output carries the photos, so everything else goes to stderr — a live line
+/// there on a terminal (a plain one at most once a second otherwise), one line at the end.
 public final class StandardOutputProgress: ProgressReporter {
     private let console: Console
+    private let line: ProgressLine?
 
-    public init(console: Console) { self.console = console }
+    public init(console: Console, showProgress: Bool) {
+        self.console = console
+        self.line = showProgress ? ProgressLine(console: console, live: console.stderrIsTerminal) : nil
+    }
 
     public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
-    public func update(_ progress: SaveProgress) {}
+
+    public func update(_ progress: SaveProgress) {
+        guard let line else { return }
+        line.show(force: line.live && progress.done == progress.total) {
+            "sent \(progress.done)/\(progress.total) photos to standard output, \(Units.bytes(progress.bytes))"
+        }
+    }
 
     public func finished(_ summary: RunSummary) {
+        line?.clear()
         let p = summary.progress
         let photos = p.done == 1 ? "1 photo" : "\(p.done) photos"
         let head = switch summary.status {

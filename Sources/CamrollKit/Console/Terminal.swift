@@ -82,19 +82,9 @@ public final class Console: Sendable {
     /// Writes all of `bytes`, across short writes and EINTR; stops when the other end is gone
     /// (a closed pipe, a full disk, a closed terminal), remembering why for stdout.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 {
-                    if fd == STDOUT_FILENO {
-                        _ = firstStdoutErrno.compareExchange(expected: 0, desired: n == 0 ? EIO : errno, ordering: .relaxed)
-                    }
-                    return
-                }
-                offset += n
-            }
+        let failure = bytes.withUnsafeBytes { writeFully(fd, $0) }
+        if failure != 0 && fd == STDOUT_FILENO {
+            _ = firstStdoutErrno.compareExchange(expected: 0, desired: failure, ordering: .relaxed)
         }
     }
 }

@@ -328,16 +328,9 @@ public final class BatchSaver: @unchecked Sendable {
     /// `-o -`: the frame's JPEG to standard output, whole, or an error (the reader gone: EPIPE).
     private func send(_ jpeg: [UInt8], state: State) throws {
         let begin = monotonicMicroseconds()
-        try jpeg.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(STDOUT_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw CamrollError(.ioError, "cannot write to standard output: \(SystemError("write").reason)")
-                }
-                offset += written
-            }
+        let failure = jpeg.withUnsafeBytes { writeFully(STDOUT_FILENO, $0) }
+        if failure != 0 {
+            throw CamrollError(.ioError, "cannot write to standard output: \(SystemError("write", errno: failure).reason)")
         }
         if state.progress.done == 0 { Trace.mark("first photo sent") }
         state.previousSaveEnd = begin

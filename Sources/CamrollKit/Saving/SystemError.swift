@@ -30,6 +30,18 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
     }
 }
 
+/// Writes all of `bytes` to `fd`, across short writes and EINTR: 0, or the errno that stopped
+/// it (EIO for a write that wrote nothing and gave no error, which would otherwise loop).
+func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var offset = 0
+    while offset < bytes.count {
+        let written = retryingOnInterrupt { write(fd, bytes.baseAddress! + offset, bytes.count - offset) }
+        if written <= 0 { return written == 0 ? EIO : errno }
+        offset += written
+    }
+    return 0
+}
+
 /// Runs a system call, retrying while it fails with EINTR.
 @inline(__always)
 func retryingOnInterrupt<T: BinaryInteger>(_ body: () -> T) -> T {

@@ -7,7 +7,7 @@ import Testing
 @Suite struct StandardOutputTests {
     /// Runs camroll with stdout into `output` (bytes, not text) and stderr collected.
     static func run(_ arguments: [String], output: String, in directory: String) throws -> (status: Int32, stderr: String) {
-        FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
         let process = CamrollBinary.process(arguments)
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         let stdout = try FileHandle(forWritingTo: URL(fileURLWithPath: output))

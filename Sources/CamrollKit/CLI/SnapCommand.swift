@@ -108,7 +108,7 @@ struct SnapCommand {
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,
-                template: template, toStandardOutput: options.toStandardOutput))
+                template: template))
         let (summary, failure) = try saver.run(command: commandText())
         if let camera = source as? V4L2Camera, !options.global.quiet {
             if camera.droppedFrames > 0 {

@@ -19,7 +19,7 @@ public struct BatchPlan: Sendable {
     public var jobs = 1
     public var template: OutputTemplate
     /// `-o -`: each frame's JPEG to standard output instead of saved copies (`count` is 1).
-    public var toStandardOutput = false
+    public var toStandardOutput: Bool { template.text == OutputTemplate.standardOutput }
 
     public var totalSaves: Int { count * frames }
 }

@@ -40,7 +40,8 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         // The per-pixel loops of the JPEG path (YUYV to planes, range expansion), vectorized by
         // the C compiler.
-        .target(name: "CPixels"),
+        // Its YUYV encoder calls libjpeg (libjpeg62-turbo, the library turbojpeg is built on) directly.
+        .target(name: "CPixels", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(
             name: "CamrollKit",
             dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CLinux", "CPixels"]),

@@ -1,5 +1,6 @@
 @testable import CamrollKit
 import CPixels
+import CTurboJPEG
 import CV4L2
 import Foundation
 import Testing
@@ -35,10 +36,12 @@ import Testing
         }
     }
 
-    /// A YUYV frame's thumbnail comes from the planes the encoder split it into, not from
-    /// decoding the JPEG: the same picture either way, at the size Thumbnail fits.
+    /// A YUYV frame's thumbnail comes from the frame itself, not from decoding the JPEG: the
+    /// same picture either way, at the size Thumbnail fits — also where the thumbnail is wider
+    /// than half the frame (322x241 and 2x1 into the default box) and its luma is averaged
+    /// pixel by pixel.
     @Test(arguments: [(1280, 720), (640, 480), (322, 241), (2, 1)])
-    func aThumbnailFromTheFramesPlanesShowsWhatTheDecodedJPEGShows(width: Int, height: Int) throws {
+    func aThumbnailFromTheFrameShowsWhatTheDecodedJPEGShows(width: Int, height: Int) throws {
         let frame = try TestPattern(resolution: Resolution(width: width, height: height)).nextFrame()
         let pipeline = try ImagePipeline(quality: 90, thumbnailBox: Thumbnail.defaultBox)
         let image = try pipeline.jpeg(from: frame)
@@ -147,6 +150,70 @@ import Testing
         #expect(try JPEGDecoder().decodeRGB(encoded.bytes).0 == JPEGDecoder.Header(width: width, height: height))
     }
 
+    /// The YUYV encoder (a strip of rows at a time through libjpeg) writes the very bytes that
+    /// turbojpeg's tjCompressFromYUVPlanes writes from the whole frame split into planes first:
+    /// sizes that fill no block, part of one, and many (odd heights, widths not a multiple of 16,
+    /// rows with padding past the pixels), both DCTs turbojpeg picks by quality, both ranges.
+    @Test(arguments: [(2, 1), (6, 9), (38, 7), (322, 241), (640, 480)])
+    func theYUYVEncoderWritesWhatTurbojpegWritesFromWholePlanes(width: Int, height: Int) throws {
+        let stride = width * 2 + 4
+        var state = UInt64(width * 1000 + height)  // a linear congruential generator: noise, the same every run
+        func noise() -> UInt8 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+        let pattern = try TestPattern(resolution: Resolution(width: width, height: height)).nextFrame().bytes
+        for content in ["pattern", "noise"] {
+            var yuyv = [UInt8](repeating: 0xEE, count: stride * height)
+            for row in 0..<height {
+                for x in 0..<(width * 2) {
+                    yuyv[row * stride + x] = content == "noise"
+                        ? noise() : pattern[row * width * 2 + x]
+                }
+            }
+            for quality in [50, 90, 97] {
+                for fullRange in [false, true] {
+                    let frame = Frame(format: .yuyv, width: width, height: height, bytesPerLine: stride, bytes: yuyv,
+                                      sequence: 1, capturedAt: Date(), fullRange: fullRange)
+                    let ours = try JPEGEncoder().encode(frame, quality: quality).bytes
+                    let theirs = try Self.turbojpegFromWholePlanes(yuyv, stride: stride, width: width, height: height,
+                                                                   quality: quality, fullRange: fullRange)
+                    let same = ours == theirs  // (compared apart: #expect would print both JPEGs)
+                    let firstDifference = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    #expect(same, """
+                        \(width)x\(height) \(content) q\(quality) full range \(fullRange): \(ours.count) and \(theirs.count) \
+                        bytes, first difference at byte \(firstDifference ?? min(ours.count, theirs.count))
+                        """)
+                }
+            }
+        }
+    }
+
+    static func turbojpegFromWholePlanes(
+        _ yuyv: [UInt8], stride: Int, width: Int, height: Int, quality: Int, fullRange: Bool
+    ) throws -> [UInt8] {
+        var luma = [UInt8](repeating: 0, count: width * height)
+        var cb = [UInt8](repeating: 0, count: width / 2 * height), cr = cb
+        cpixels_yuyv_split(yuyv, stride, Int32(width), Int32(height), &luma, width, &cb, &cr, width / 2, fullRange ? 1 : 0)
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>? = nil
+        var size: UInt = 0
+        defer { tjFree(output) }
+        let status = luma.withUnsafeBufferPointer { y in
+            cb.withUnsafeBufferPointer { u in
+                cr.withUnsafeBufferPointer { v in
+                    var planes: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
+                    var strides: [Int32] = [Int32(width), Int32(width / 2), Int32(width / 2)]
+                    return tjCompressFromYUVPlanes(handle, &planes, Int32(width), &strides, Int32(height),
+                                                   Int32(TJSAMP_422.rawValue), &output, &size, Int32(quality), 0)
+                }
+            }
+        }
+        #expect(status == 0, "\(String(cString: tjGetErrorStr2(handle)))")
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+
     /// YUYV rows (with padding past the pixels) into the three planes, expanded or as they are:
     /// widths where only the per-pixel tail runs (6), the 16-pixel vector loop and a tail (38),
     /// and a whole row of the vector loop (640) in which every byte value comes as Y, Cb and Cr.
@@ -161,7 +228,7 @@ import Testing
         for fullRange in [true, false] {
             var luma = [UInt8](repeating: 0, count: width * height)
             var cb = [UInt8](repeating: 0, count: width / 2 * height), cr = cb
-            cpixels_yuyv_to_planes(yuyv, stride, Int32(width), Int32(height), &luma, &cb, &cr, fullRange ? 1 : 0)
+            cpixels_yuyv_split(yuyv, stride, Int32(width), Int32(height), &luma, width, &cb, &cr, width / 2, fullRange ? 1 : 0)
             let expectLuma = { (value: UInt8) in fullRange ? value : cpixels_expand_luma(value) }
             let expectChroma = { (value: UInt8) in fullRange ? value : cpixels_expand_chroma(value) }
             var wrong = 0

@@ -2,18 +2,35 @@
 #define CAMROLL_CPIXELS_H
 /*
  * The per-pixel loops of camroll's JPEG path, in C so that the compiler vectorizes them: a
- * YUYV frame split into the planes turbojpeg compresses, with the limited-range expansion
- * (luma 16–235, chroma 16–240, to JPEG's 0–255) on the way; planes averaged down for a
- * thumbnail.
+ * YUYV frame split into the planes JPEG compresses, with the limited-range expansion (luma
+ * 16–235, chroma 16–240, to JPEG's 0–255) on the way; planes averaged down for a thumbnail.
+ * And the YUYV encoder that uses the split a strip at a time (yuyv_jpeg.c).
  */
 #include <stddef.h>
 #include <stdint.h>
 
 /* Splits `height` rows of `width` YUYV pixels (`stride` bytes a row; `width` even) into a luma
- * plane of width x height and two chroma planes of width/2 x height, expanding limited range
- * to full unless `full_range`. */
-void cpixels_yuyv_to_planes(const uint8_t *yuyv, size_t stride, int width, int height, uint8_t *luma,
-                            uint8_t *cb, uint8_t *cr, int full_range);
+ * plane of width x height and two chroma planes of width/2 x height (`luma_stride` and
+ * `chroma_stride` bytes a row), expanding limited range to full unless `full_range`. */
+void cpixels_yuyv_split(const uint8_t *yuyv, size_t stride, int width, int height, uint8_t *luma, size_t luma_stride,
+                        uint8_t *cb, uint8_t *cr, size_t chroma_stride, int full_range);
+
+/* A YUYV frame to a JPEG, 4:2:2 as the frame is, through libjpeg's raw-data interface: split 8
+ * rows at a time into planes that stay in the CPU's cache while libjpeg compresses them, where
+ * splitting the whole frame first (into 4 MB at 1920x1080) and compressing the planes after
+ * took ~0.5 ms a frame more. The same bytes as turbojpeg's tjCompressFromYUVPlanes of the
+ * whole planes (its DCT choice and padding; a test compares them). An encoder is reused from
+ * frame to frame, by one thread at a time. */
+typedef struct cpixels_yuyv_encoder cpixels_yuyv_encoder;
+cpixels_yuyv_encoder *cpixels_yuyv_encoder_create(void); /* NULL when out of memory */
+void cpixels_yuyv_encoder_destroy(cpixels_yuyv_encoder *encoder);
+/* The JPEG of `height` rows of `width` pixels (`stride` bytes a row; `width` even) at `quality`
+ * (1-100), limited range expanded to JPEG's full range unless `full_range`, written to `out`:
+ * 0 and its length in *size, or -1 (then cpixels_yuyv_encoder_error says why), also when it
+ * does not fit in `capacity` bytes. */
+int cpixels_yuyv_encode(cpixels_yuyv_encoder *encoder, const uint8_t *yuyv, size_t stride, int width, int height,
+                        int full_range, int quality, uint8_t *out, size_t capacity, size_t *size);
+const char *cpixels_yuyv_encoder_error(const cpixels_yuyv_encoder *encoder);
 
 /* Copies `count` samples of a plane, expanding limited range to full (`chroma`: 16–240 around
  * 128; else luma, 16–235). */

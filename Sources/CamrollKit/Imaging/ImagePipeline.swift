@@ -76,7 +76,7 @@ public final class ImagePipeline {
             work = Work(image: try encoder.encode(pixels.frame, quality: quality), orientation: nil, changed: true)
         default:
             // Uncropped, the thumbnail shows the frame as encoded: the encoder makes it from the
-            // planes it has (YUYV), rather than decoding the JPEG for it afterwards.
+            // frame it has (YUYV), rather than decoding the JPEG for it afterwards.
             let image = try encoder.encode(frame, quality: quality, thumbnailBox: edits.crop == nil ? thumbnailBox : nil)
             work = Work(image: image, orientation: nil, changed: true)
             if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1) }

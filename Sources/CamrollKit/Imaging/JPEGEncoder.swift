@@ -13,9 +13,11 @@ public struct EncodedImage: Sendable {
     public var thumbnail: [UInt8]? = nil
 }
 
-/// Encodes raw frames to JPEG with libturbojpeg. Reuses its buffers from frame to frame.
+/// Encodes raw frames to JPEG with libturbojpeg (YUYV through libjpeg itself, a strip at a time:
+/// see cpixels.h). Reuses its buffers from frame to frame.
 public final class JPEGEncoder {
     private let handle: tjhandle
+    private let yuyvEncoder: OpaquePointer
     // Separate properties, not an array of planes: each is borrowed mutably at the same time.
     private var lumaPlane: [UInt8] = []
     private var cbPlane: [UInt8] = []
@@ -27,17 +29,23 @@ public final class JPEGEncoder {
         guard let handle = tjInitCompress() else {
             throw CamrollError(.failure, "cannot initialise the JPEG encoder: \(Self.globalError())")
         }
+        guard let yuyvEncoder = cpixels_yuyv_encoder_create() else {
+            tjDestroy(handle)
+            throw CamrollError(.failure, "cannot initialise the JPEG encoder: out of memory")
+        }
         self.handle = handle
+        self.yuyvEncoder = yuyvEncoder
     }
 
     deinit {
         tjFree(output)
         tjDestroy(handle)
+        cpixels_yuyv_encoder_destroy(yuyvEncoder)
     }
 
-    /// Encodes YUYV (straight to planar 4:2:2, never through RGB), planar YUV 4:2:0 or RGB24.
-    /// With `thumbnailBox`, a YUYV frame's thumbnail is made too, from the planes just encoded:
-    /// no JPEG decoding, and none of the decoder's code run for it (see Thumbnail).
+    /// Encodes YUYV (straight to 4:2:2, never through RGB), planar YUV 4:2:0 or RGB24. With
+    /// `thumbnailBox`, a YUYV frame's thumbnail is made too, from the frame itself: no JPEG
+    /// decoding, and none of the decoder's code run for it (see Thumbnail).
     public func encode(_ frame: Frame, quality: Int, thumbnailBox: Resolution? = nil) throws -> EncodedImage {
         guard frame.width > 0, frame.height > 0, !frame.bytes.isEmpty else {
             throw CamrollError(.dataError, "empty \(frame.width)x\(frame.height) frame: nothing to encode")
@@ -47,7 +55,7 @@ public final class JPEGEncoder {
         switch frame.format {
         case .yuyv:
             bytes = try encodeYUYV(frame, quality: quality)
-            if let thumbnailBox { thumbnail = try thumbnailOfPlanes(width: frame.width, height: frame.height, fitting: thumbnailBox) }
+            if let thumbnailBox { thumbnail = try thumbnailOfYUYV(frame, fitting: thumbnailBox) }
         case .yuv420: bytes = try encodeYUV420(frame, quality: quality)
         case .rgb24: bytes = try encodeRGB24(frame, quality: quality)
         default:
@@ -56,19 +64,45 @@ public final class JPEGEncoder {
         return EncodedImage(bytes: bytes, width: frame.width, height: frame.height, quality: quality, thumbnail: thumbnail)
     }
 
-    /// The thumbnail of the 4:2:2 planes `encodeYUYV` left (`width` x `height`): each plane
-    /// averaged down to the thumbnail's size (chroma too: 4:4:4, so any size works), encoded
-    /// at Thumbnail.quality. Nil if memory ran out (the pipeline then decodes the JPEG for it).
-    private func thumbnailOfPlanes(width: Int, height: Int, fitting box: Resolution) throws -> [UInt8]? {
-        let size = Thumbnail.fittedSize(width, height, inside: box)
-        let chromaWidth = width / 2
-        guard let luma = Thumbnail.averaged(lumaPlane, width: width, height: height, channels: 1, to: size),
-            let cb = Thumbnail.averaged(cbPlane, width: chromaWidth, height: height, channels: 1, to: size),
-            let cr = Thumbnail.averaged(crPlane, width: chromaWidth, height: height, channels: 1, to: size)
+    /// The thumbnail of a YUYV frame `encodeYUYV` has checked: the frame averaged down to the
+    /// thumbnail's size as pairs of pixels (Y0 Cb Y1 Cr, four samples), which gives each
+    /// thumbnail pixel's Cb and Cr, and its luma as the mean of Y0 and Y1 — all of the pixels it
+    /// covers, where it covers two or more columns; a thumbnail wider than half the frame takes
+    /// its luma from the frame averaged as single pixels (Y and a chroma) instead. Then limited
+    /// range expanded, and encoded 4:4:4 at Thumbnail.quality. Nil if memory ran out (the
+    /// pipeline then decodes the JPEG for it).
+    private func thumbnailOfYUYV(_ frame: Frame, fitting box: Resolution) throws -> [UInt8]? {
+        let size = Thumbnail.fittedSize(frame.width, frame.height, inside: box)
+        let count = size.width * size.height
+        guard let pairs = Thumbnail.averaged(
+            frame.bytes, width: frame.width / 2, height: frame.height, channels: 4, stride: frame.bytesPerLine, to: size)
         else { return nil }
+        var luma = [UInt8](repeating: 0, count: count), cb = luma, cr = luma
+        for i in 0..<count {
+            luma[i] = UInt8((Int(pairs[4 * i]) + Int(pairs[4 * i + 2]) + 1) / 2)
+            cb[i] = pairs[4 * i + 1]
+            cr[i] = pairs[4 * i + 3]
+        }
+        if size.width * 2 > frame.width {
+            guard let pixels = Thumbnail.averaged(
+                frame.bytes, width: frame.width, height: frame.height, channels: 2, stride: frame.bytesPerLine, to: size)
+            else { return nil }
+            for i in 0..<count { luma[i] = pixels[2 * i] }
+        }
+        if !frame.fullRange {
+            (luma, cb, cr) = (Self.expanded(luma, chroma: false), Self.expanded(cb, chroma: true), Self.expanded(cr, chroma: true))
+        }
         return try compressPlanes(
             luma, cb, cr, width: size.width, height: size.height, strides: [size.width, size.width, size.width],
             subsampling: TJSAMP_444, quality: Thumbnail.quality)
+    }
+
+    private static func expanded(_ plane: [UInt8], chroma: Bool) -> [UInt8] {
+        var out = plane
+        plane.withUnsafeBufferPointer { from in
+            out.withUnsafeMutableBufferPointer { to in cpixels_expand_plane(from.baseAddress, to.baseAddress, from.count, chroma ? 1 : 0) }
+        }
+        return out
     }
 
     private func encodeYUYV(_ frame: Frame, quality: Int) throws -> [UInt8] {
@@ -76,24 +110,17 @@ public final class JPEGEncoder {
         guard width % 2 == 0, frame.bytesPerLine >= width * 2,
             frame.bytes.count >= frame.bytesPerLine * (height - 1) + width * 2
         else { throw CamrollError(.dataError, "YUYV frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)") }
-        let chromaWidth = width / 2
-        resizePlanes([width * height, chromaWidth * height, chromaWidth * height])
-        // In C, where the compiler vectorizes it: ~0.5 ms for a 1920x1080 frame, against ~4 ms
-        // through lookup tables in Swift, close to the ~4.5 ms of the encode itself.
-        frame.bytes.withUnsafeBufferPointer { source in
-            lumaPlane.withUnsafeMutableBufferPointer { luma in
-                cbPlane.withUnsafeMutableBufferPointer { cb in
-                    crPlane.withUnsafeMutableBufferPointer { cr in
-                        cpixels_yuyv_to_planes(
-                            source.baseAddress, frame.bytesPerLine, Int32(width), Int32(height), luma.baseAddress,
-                            cb.baseAddress, cr.baseAddress, frame.fullRange ? 1 : 0)
-                    }
-                }
-            }
+        let capacity = try ensureOutput(width: width, height: height, subsampling: TJSAMP_422)
+        var size = 0
+        let status = frame.bytes.withUnsafeBufferPointer { source in
+            cpixels_yuyv_encode(
+                yuyvEncoder, source.baseAddress, frame.bytesPerLine, Int32(width), Int32(height), frame.fullRange ? 1 : 0,
+                Int32(quality), output, capacity, &size)
         }
-        return try compressPlanes(
-            lumaPlane, cbPlane, crPlane, width: width, height: height, strides: [width, chromaWidth, chromaWidth],
-            subsampling: TJSAMP_422, quality: quality)
+        guard status == 0, let output else {
+            throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: cpixels_yuyv_encoder_error(yuyvEncoder)))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
     private func encodeYUV420(_ frame: Frame, quality: Int) throws -> [UInt8] {

@@ -3,8 +3,8 @@ import CPixels
 /// The small picture stored with each capture (`captures.thumbnail`), as a phone's photo picker
 /// keeps one beside the full image: the largest size that fits inside the box with the picture's
 /// aspect ratio (never larger than the picture), decoded at a DCT scaling factor, reduced to
-/// that exact size by averaging, encoded at quality 70. (A YUYV frame's comes from the planes the
-/// encoder split it into, averaged the same way: `JPEGEncoder.encode(_:quality:thumbnailBox:)`.)
+/// that exact size by averaging, encoded at quality 70. (A YUYV frame's comes from the frame itself,
+/// averaged the same way: `JPEGEncoder.encode(_:quality:thumbnailBox:)`.)
 public enum Thumbnail {
     public static let defaultBox = Resolution(width: 160, height: 120)
     public static let quality = 70
@@ -37,14 +37,17 @@ public enum Thumbnail {
     }
 
     /// Each output pixel is the mean of the block of source pixels it covers (`channels`
-    /// interleaved samples a pixel: 3 for RGB, 1 for a plane). Blocks tile the source (every
-    /// pixel counts once) and stay inside it for any sizes, however thin. Nil when out of memory.
-    static func averaged(_ samples: [UInt8], width: Int, height: Int, channels: Int = 3, to target: Resolution) -> [UInt8]? {
+    /// interleaved samples a pixel: 3 for RGB, 1 for a plane; rows `stride` bytes apart, packed
+    /// when nil). Blocks tile the source (every pixel counts once) and stay inside it for any
+    /// sizes, however thin. Nil when out of memory.
+    static func averaged(
+        _ samples: [UInt8], width: Int, height: Int, channels: Int = 3, stride: Int? = nil, to target: Resolution
+    ) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: target.width * target.height * channels)
         let status = samples.withUnsafeBufferPointer { from in
             out.withUnsafeMutableBufferPointer { to in
                 cpixels_box_average(
-                    from.baseAddress, width * channels, Int32(width), Int32(height), Int32(channels), to.baseAddress,
+                    from.baseAddress, stride ?? width * channels, Int32(width), Int32(height), Int32(channels), to.baseAddress,
                     Int32(target.width), Int32(target.height))
             }
         }

@@ -138,11 +138,11 @@ def trace_took(stderr, phase):
 
 
 def one_photo(camroll, work, rounds):
-    # Encoding: camroll's own timing of each frame's encoding (YUYV to planes, then turbojpeg),
-    # 30 frames, against tjbench compressing the same picture from planar YUV. Both pinned to
-    # one CPU, in pairs: this machine's two vCPUs differ by up to half at times (camroll's
-    # median frame 6.4 ms on one, 4.1 ms on the other, in alternating runs), which otherwise
-    # decides the ratio.
+    # Encoding: camroll's own timing of each frame's encoding (YUYV split into planes and
+    # compressed, 8 rows at a time), 30 frames, against tjbench compressing the same picture
+    # from planar YUV. Both pinned to one CPU, in pairs: this machine's two vCPUs differ by up
+    # to half at times (camroll's median frame 6.4 ms on one, 4.1 ms on the other, in
+    # alternating runs), which otherwise decides the ratio.
     frames = 30
     cpu = str(max(os.sched_getaffinity(0)))
     catalog = os.path.join(work, "one.sqlite3")

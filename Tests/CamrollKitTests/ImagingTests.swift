@@ -189,6 +189,24 @@ import Testing
         }
     }
 
+    /// A failure inside libjpeg (here: the JPEG does not fit in the buffer given) comes back as
+    /// -1 and libjpeg's message, not as the end of the process libjpeg's own handler makes it;
+    /// the encoder works again for the next frame.
+    @Test func theYUYVEncoderReportsAFailureAndRecovers() throws {
+        let frame = try TestPattern(resolution: Resolution(width: 64, height: 48)).nextFrame()
+        let encoder = try #require(cpixels_yuyv_encoder_create())
+        defer { cpixels_yuyv_encoder_destroy(encoder) }
+        var out = [UInt8](repeating: 0, count: 64 * 48 * 4)
+        var size = 0
+        let tooSmall = cpixels_yuyv_encode(encoder, frame.bytes, 128, 64, 48, 0, 90, &out, 100, &size)
+        #expect(tooSmall == -1)
+        #expect(String(cString: cpixels_yuyv_encoder_error(encoder)).contains("Suspension not allowed"))
+        let fits = cpixels_yuyv_encode(encoder, frame.bytes, 128, 64, 48, 0, 90, &out, out.count, &size)
+        #expect(fits == 0 && size > 100)
+        let expected = try JPEGEncoder().encode(frame, quality: 90).bytes
+        #expect(Array(out.prefix(size)) == expected)
+    }
+
     static func turbojpegFromWholePlanes(
         _ yuyv: [UInt8], stride: Int, width: Int, height: Int, quality: Int, fullRange: Bool
     ) throws -> [UInt8] {

@@ -138,8 +138,9 @@ import Testing
         }
     }
 
-    /// 4:2:0 frames of odd sizes: turbojpeg reads luma in pairs of rows and columns, so the
-    /// plane is padded (the fuzz target `preview` caught a read past it at 1x511).
+    /// 4:2:0 frames of odd sizes: libjpeg reads each component in whole blocks, and every strip
+    /// is padded from the frame's last column and row (the fuzz target `preview` caught a read
+    /// past the luma plane at 1x511 when turbojpeg read the planes whole).
     @Test(arguments: [(1, 511), (5, 3), (33, 17), (2, 2)])
     func oddSizedYUV420FramesEncode(width: Int, height: Int) throws {
         let chroma = ((width + 1) / 2) * ((height + 1) / 2)
@@ -150,40 +151,41 @@ import Testing
         #expect(try JPEGDecoder().decodeRGB(encoded.bytes).0 == JPEGDecoder.Header(width: width, height: height))
     }
 
-    /// The YUYV encoder (a strip of rows at a time through libjpeg) writes the very bytes that
-    /// turbojpeg's tjCompressFromYUVPlanes writes from the whole frame split into planes first:
-    /// sizes that fill no block, part of one, and many (odd heights, widths not a multiple of 16,
-    /// rows with padding past the pixels), both DCTs turbojpeg picks by quality, both ranges.
-    @Test(arguments: [(2, 1), (6, 9), (38, 7), (322, 241), (640, 480)])
-    func theYUYVEncoderWritesWhatTurbojpegWritesFromWholePlanes(width: Int, height: Int) throws {
-        let stride = width * 2 + 4
+    /// The YUV encoders (a strip of rows at a time through libjpeg) write the very bytes that
+    /// turbojpeg's tjCompressFromYUVPlanes writes from whole planes, as camroll made them before
+    /// (a YUYV frame split whole; a 4:2:0 one's planes expanded, its luma padded to whole pairs
+    /// of columns and rows): sizes that fill no block, part of one, and many (odd heights and
+    /// widths, widths not a multiple of 16, YUYV rows with padding past the pixels), both DCTs
+    /// turbojpeg picks by quality, both ranges, pictures smooth and noisy.
+    @Test(arguments: [(2, 1), (6, 9), (38, 7), (322, 241), (640, 480), (1, 511), (5, 3), (33, 17)])
+    func theYUVEncodersWriteWhatTurbojpegWritesFromWholePlanes(width: Int, height: Int) throws {
         var state = UInt64(width * 1000 + height)  // a linear congruential generator: noise, the same every run
         func noise() -> UInt8 {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return UInt8(truncatingIfNeeded: state >> 33)
         }
-        let pattern = try TestPattern(resolution: Resolution(width: width, height: height)).nextFrame().bytes
-        for content in ["pattern", "noise"] {
-            var yuyv = [UInt8](repeating: 0xEE, count: stride * height)
-            for row in 0..<height {
-                for x in 0..<(width * 2) {
-                    yuyv[row * stride + x] = content == "noise"
-                        ? noise() : pattern[row * width * 2 + x]
-                }
-            }
-            for quality in [50, 90, 97] {
-                for fullRange in [false, true] {
-                    let frame = Frame(format: .yuyv, width: width, height: height, bytesPerLine: stride, bytes: yuyv,
-                                      sequence: 1, capturedAt: Date(), fullRange: fullRange)
-                    let ours = try JPEGEncoder().encode(frame, quality: quality).bytes
-                    let theirs = try Self.turbojpegFromWholePlanes(yuyv, stride: stride, width: width, height: height,
-                                                                   quality: quality, fullRange: fullRange)
-                    let same = ours == theirs  // (compared apart: #expect would print both JPEGs)
-                    let firstDifference = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
-                    #expect(same, """
-                        \(width)x\(height) \(content) q\(quality) full range \(fullRange): \(ours.count) and \(theirs.count) \
-                        bytes, first difference at byte \(firstDifference ?? min(ours.count, theirs.count))
-                        """)
+        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
+        let yuyvStride = width * 2 + 4
+        let layouts: [PixelFormat] = width % 2 == 0 ? [.yuyv, .yuv420] : [.yuv420]
+        for format in layouts {
+            let count = format == .yuyv ? yuyvStride * height : width * height + 2 * chromaWidth * chromaHeight
+            let smooth = (0..<count).map { UInt8(truncatingIfNeeded: 16 + ($0 / 3) % 200) }
+            for (content, bytes) in [("smooth", smooth), ("noise", (0..<count).map { _ in noise() })] {
+                for quality in [50, 90, 97] {
+                    for fullRange in [false, true] {
+                        let frame = Frame(format: format, width: width, height: height,
+                                          bytesPerLine: format == .yuyv ? yuyvStride : width, bytes: bytes, sequence: 1,
+                                          capturedAt: Date(), fullRange: fullRange)
+                        let ours = try JPEGEncoder().encode(frame, quality: quality).bytes
+                        let theirs = try Self.turbojpegFromWholePlanes(frame, quality: quality)
+                        let same = ours == theirs  // (compared apart: #expect would print both JPEGs)
+                        let firstDifference = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                        #expect(same, """
+                            \(format.code) \(width)x\(height) \(content) q\(quality) full range \(fullRange): \
+                            \(ours.count) and \(theirs.count) bytes, first difference at byte \
+                            \(firstDifference ?? min(ours.count, theirs.count))
+                            """)
+                    }
                 }
             }
         }
@@ -194,25 +196,46 @@ import Testing
     /// the encoder works again for the next frame.
     @Test func theYUYVEncoderReportsAFailureAndRecovers() throws {
         let frame = try TestPattern(resolution: Resolution(width: 64, height: 48)).nextFrame()
-        let encoder = try #require(cpixels_yuyv_encoder_create())
-        defer { cpixels_yuyv_encoder_destroy(encoder) }
+        let encoder = try #require(cpixels_jpeg_encoder_create())
+        defer { cpixels_jpeg_encoder_destroy(encoder) }
         var out = [UInt8](repeating: 0, count: 64 * 48 * 4)
         var size = 0
-        let tooSmall = cpixels_yuyv_encode(encoder, frame.bytes, 128, 64, 48, 0, 90, &out, 100, &size)
+        let tooSmall = cpixels_jpeg_encode_yuyv(encoder, frame.bytes, 128, 64, 48, 0, 90, &out, 100, &size)
         #expect(tooSmall == -1)
-        #expect(String(cString: cpixels_yuyv_encoder_error(encoder)).contains("Suspension not allowed"))
-        let fits = cpixels_yuyv_encode(encoder, frame.bytes, 128, 64, 48, 0, 90, &out, out.count, &size)
+        #expect(String(cString: cpixels_jpeg_encoder_error(encoder)).contains("Suspension not allowed"))
+        let fits = cpixels_jpeg_encode_yuyv(encoder, frame.bytes, 128, 64, 48, 0, 90, &out, out.count, &size)
         #expect(fits == 0 && size > 100)
         let expected = try JPEGEncoder().encode(frame, quality: 90).bytes
         #expect(Array(out.prefix(size)) == expected)
     }
 
-    static func turbojpegFromWholePlanes(
-        _ yuyv: [UInt8], stride: Int, width: Int, height: Int, quality: Int, fullRange: Bool
-    ) throws -> [UInt8] {
-        var luma = [UInt8](repeating: 0, count: width * height)
-        var cb = [UInt8](repeating: 0, count: width / 2 * height), cr = cb
-        cpixels_yuyv_split(yuyv, stride, Int32(width), Int32(height), &luma, width, &cb, &cr, width / 2, fullRange ? 1 : 0)
+    /// The JPEG of `frame` (YUYV or 4:2:0) through tjCompressFromYUVPlanes of its whole planes.
+    static func turbojpegFromWholePlanes(_ frame: Frame, quality: Int) throws -> [UInt8] {
+        let width = frame.width, height = frame.height, range: Int32 = frame.fullRange ? 1 : 0
+        var luma: [UInt8], cb: [UInt8], cr: [UInt8], strides: [Int32], subsampling: TJSAMP
+        if frame.format == .yuyv {
+            luma = [UInt8](repeating: 0, count: width * height)
+            cb = [UInt8](repeating: 0, count: width / 2 * height)
+            cr = cb
+            cpixels_yuyv_split(frame.bytes, frame.bytesPerLine, Int32(width), Int32(height), &luma, width, &cb, &cr, width / 2, range)
+            (strides, subsampling) = ([Int32(width), Int32(width / 2), Int32(width / 2)], TJSAMP_422)
+        } else {
+            let chromaWidth = (width + 1) / 2, chromaSize = chromaWidth * ((height + 1) / 2)
+            func plane(at start: Int, count: Int, chroma: Bool) -> [UInt8] {
+                let samples = Array(frame.bytes[start..<(start + count)])
+                return frame.fullRange ? samples : samples.map { chroma ? cpixels_expand_chroma($0) : cpixels_expand_luma($0) }
+            }
+            luma = plane(at: 0, count: width * height, chroma: false)
+            cb = plane(at: width * height, count: chromaSize, chroma: true)
+            cr = plane(at: width * height + chromaSize, count: chromaSize, chroma: true)
+            // turbojpeg reads 4:2:0 luma in whole pairs of columns and rows: padded, the last
+            // column and row repeated.
+            let paddedWidth = width + width % 2, paddedHeight = height + height % 2
+            luma = (0..<(paddedWidth * paddedHeight)).map { index in
+                luma[min(index / paddedWidth, height - 1) * width + min(index % paddedWidth, width - 1)]
+            }
+            (strides, subsampling) = ([Int32(paddedWidth), Int32(chromaWidth), Int32(chromaWidth)], TJSAMP_420)
+        }
         let handle = try #require(tjInitCompress())
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>? = nil
@@ -222,9 +245,8 @@ import Testing
             cb.withUnsafeBufferPointer { u in
                 cr.withUnsafeBufferPointer { v in
                     var planes: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
-                    var strides: [Int32] = [Int32(width), Int32(width / 2), Int32(width / 2)]
                     return tjCompressFromYUVPlanes(handle, &planes, Int32(width), &strides, Int32(height),
-                                                   Int32(TJSAMP_422.rawValue), &output, &size, Int32(quality), 0)
+                                                   Int32(subsampling.rawValue), &output, &size, Int32(quality), 0)
                 }
             }
         }

@@ -4,7 +4,7 @@
  * The per-pixel loops of camroll's JPEG path, in C so that the compiler vectorizes them: a
  * YUYV frame split into the planes JPEG compresses, with the limited-range expansion (luma
  * 16–235, chroma 16–240, to JPEG's 0–255) on the way; planes averaged down for a thumbnail.
- * And the YUYV encoder that uses the split a strip at a time (yuyv_jpeg.c).
+ * And the encoder that uses them a strip of rows at a time.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,22 +15,27 @@
 void cpixels_yuyv_split(const uint8_t *yuyv, size_t stride, int width, int height, uint8_t *luma, size_t luma_stride,
                         uint8_t *cb, uint8_t *cr, size_t chroma_stride, int full_range);
 
-/* A YUYV frame to a JPEG, 4:2:2 as the frame is, through libjpeg's raw-data interface: split 8
- * rows at a time into planes that stay in the CPU's cache while libjpeg compresses them, where
- * splitting the whole frame first (into 4 MB at 1920x1080) and compressing the planes after
- * took ~0.5 ms a frame more. The same bytes as turbojpeg's tjCompressFromYUVPlanes of the
- * whole planes (its DCT choice and padding; a test compares them). An encoder is reused from
- * frame to frame, by one thread at a time. */
-typedef struct cpixels_yuyv_encoder cpixels_yuyv_encoder;
-cpixels_yuyv_encoder *cpixels_yuyv_encoder_create(void); /* NULL when out of memory */
-void cpixels_yuyv_encoder_destroy(cpixels_yuyv_encoder *encoder);
-/* The JPEG of `height` rows of `width` pixels (`stride` bytes a row; `width` even) at `quality`
- * (1-100), limited range expanded to JPEG's full range unless `full_range`, written to `out`:
- * 0 and its length in *size, or -1 (then cpixels_yuyv_encoder_error says why), also when it
- * does not fit in `capacity` bytes. */
-int cpixels_yuyv_encode(cpixels_yuyv_encoder *encoder, const uint8_t *yuyv, size_t stride, int width, int height,
-                        int full_range, int quality, uint8_t *out, size_t capacity, size_t *size);
-const char *cpixels_yuyv_encoder_error(const cpixels_yuyv_encoder *encoder);
+/* YUV frames to JPEG through libjpeg's raw-data interface (yuv_jpeg.c), with the frame's own
+ * subsampling: a strip of rows at a time (8, or 16 luma rows for 4:2:0) split or copied into
+ * planes that stay in the CPU's cache while libjpeg compresses them, where splitting a YUYV
+ * frame whole first (into 4 MB at 1920x1080) and compressing the planes after took ~0.5 ms a
+ * frame more. The same bytes as turbojpeg's tjCompressFromYUVPlanes of whole planes (its DCT
+ * choice and padding; tests compare them). An encoder is reused from frame to frame, by one
+ * thread at a time. */
+typedef struct cpixels_jpeg_encoder cpixels_jpeg_encoder;
+cpixels_jpeg_encoder *cpixels_jpeg_encoder_create(void); /* NULL when out of memory */
+void cpixels_jpeg_encoder_destroy(cpixels_jpeg_encoder *encoder);
+/* The 4:2:2 JPEG of `height` rows of `width` YUYV pixels (`stride` bytes a row; `width` even)
+ * at `quality` (1-100), limited range expanded to JPEG's full range unless `full_range`,
+ * written to `out`: 0 and its length in *size, or -1 (then cpixels_jpeg_encoder_error says
+ * why), also when it does not fit in `capacity` bytes. */
+int cpixels_jpeg_encode_yuyv(cpixels_jpeg_encoder *encoder, const uint8_t *yuyv, size_t stride, int width, int height,
+                             int full_range, int quality, uint8_t *out, size_t capacity, size_t *size);
+/* The same for a 4:2:0 frame of three packed planes one after another (I420, YU12): luma
+ * width x height, then Cb and Cr of (width+1)/2 x (height+1)/2 each. */
+int cpixels_jpeg_encode_i420(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
+                             int full_range, int quality, uint8_t *out, size_t capacity, size_t *size);
+const char *cpixels_jpeg_encoder_error(const cpixels_jpeg_encoder *encoder);
 
 /* Copies `count` samples of a plane, expanding limited range to full (`chroma`: 16–240 around
  * 128; else luma, 16–235). */

@@ -13,15 +13,12 @@ public struct EncodedImage: Sendable {
     public var thumbnail: [UInt8]? = nil
 }
 
-/// Encodes raw frames to JPEG with libturbojpeg (YUYV through libjpeg itself, a strip at a time:
-/// see cpixels.h). Reuses its buffers from frame to frame.
+/// Encodes raw frames to JPEG with libturbojpeg (YUV frames through libjpeg itself, a strip of rows
+/// at a time: see cpixels.h). Reuses its buffers from frame to frame.
 public final class JPEGEncoder {
     private let handle: tjhandle
-    private let yuyvEncoder: OpaquePointer
-    // Separate properties, not an array of planes: each is borrowed mutably at the same time.
-    private var lumaPlane: [UInt8] = []
-    private var cbPlane: [UInt8] = []
-    private var crPlane: [UInt8] = []
+    /// YUV frames' encoder, through libjpeg a strip of rows at a time (cpixels.h).
+    private let yuvEncoder: OpaquePointer
     private var output: UnsafeMutablePointer<UInt8>?
     private var outputCapacity = 0
 
@@ -29,18 +26,18 @@ public final class JPEGEncoder {
         guard let handle = tjInitCompress() else {
             throw CamrollError(.failure, "cannot initialise the JPEG encoder: \(Self.globalError())")
         }
-        guard let yuyvEncoder = cpixels_yuyv_encoder_create() else {
+        guard let yuvEncoder = cpixels_jpeg_encoder_create() else {
             tjDestroy(handle)
             throw CamrollError(.failure, "cannot initialise the JPEG encoder: out of memory")
         }
         self.handle = handle
-        self.yuyvEncoder = yuyvEncoder
+        self.yuvEncoder = yuvEncoder
     }
 
     deinit {
         tjFree(output)
         tjDestroy(handle)
-        cpixels_yuyv_encoder_destroy(yuyvEncoder)
+        cpixels_jpeg_encoder_destroy(yuvEncoder)
     }
 
     /// Encodes YUYV (straight to 4:2:2, never through RGB), planar YUV 4:2:0 or RGB24. With
@@ -110,61 +107,42 @@ public final class JPEGEncoder {
         guard width % 2 == 0, frame.bytesPerLine >= width * 2,
             frame.bytes.count >= frame.bytesPerLine * (height - 1) + width * 2
         else { throw CamrollError(.dataError, "YUYV frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)") }
-        let capacity = try ensureOutput(width: width, height: height, subsampling: TJSAMP_422)
-        var size = 0
-        let status = frame.bytes.withUnsafeBufferPointer { source in
-            cpixels_yuyv_encode(
-                yuyvEncoder, source.baseAddress, frame.bytesPerLine, Int32(width), Int32(height), frame.fullRange ? 1 : 0,
-                Int32(quality), output, capacity, &size)
+        return try encodeYUV(width: width, height: height, subsampling: TJSAMP_422) { output, capacity, size in
+            frame.bytes.withUnsafeBufferPointer { source in
+                cpixels_jpeg_encode_yuyv(
+                    yuvEncoder, source.baseAddress, frame.bytesPerLine, Int32(width), Int32(height),
+                    frame.fullRange ? 1 : 0, Int32(quality), output, capacity, &size)
+            }
         }
-        guard status == 0, let output else {
-            throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: cpixels_yuyv_encoder_error(yuyvEncoder)))")
-        }
-        return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
     private func encodeYUV420(_ frame: Frame, quality: Int) throws -> [UInt8] {
         let width = frame.width, height = frame.height
-        let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
-        let lumaSize = width * height, chromaSize = chromaWidth * chromaHeight
-        guard frame.bytes.count >= lumaSize + 2 * chromaSize else {
+        let chromaSize = ((width + 1) / 2) * ((height + 1) / 2)
+        guard frame.bytes.count >= width * height + 2 * chromaSize else {
             throw CamrollError(.dataError, "YUV 4:2:0 frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
         }
-        resizePlanes([lumaSize, chromaSize, chromaSize])
-        frame.bytes.withUnsafeBufferPointer { source in
-            let planes = source.baseAddress!
-            Self.fill(&lumaPlane, from: planes, count: lumaSize, chroma: false, fullRange: frame.fullRange)
-            Self.fill(&cbPlane, from: planes + lumaSize, count: chromaSize, chroma: true, fullRange: frame.fullRange)
-            Self.fill(&crPlane, from: planes + lumaSize + chromaSize, count: chromaSize, chroma: true, fullRange: frame.fullRange)
-        }
-        // turbojpeg reads 4:2:0 luma in whole pairs of columns and rows: for an odd width or
-        // height it would read past the plane (found by the fuzz target `preview`). Such a
-        // plane is padded, its last column and row repeated.
-        let lumaWidth = Int(tjPlaneWidth(0, Int32(width), Int32(TJSAMP_420.rawValue)))
-        let lumaHeight = Int(tjPlaneHeight(0, Int32(height), Int32(TJSAMP_420.rawValue)))
-        guard lumaWidth >= width, lumaHeight >= height,
-              Int(tjPlaneWidth(1, Int32(width), Int32(TJSAMP_420.rawValue))) == chromaWidth,
-              Int(tjPlaneHeight(1, Int32(height), Int32(TJSAMP_420.rawValue))) == chromaHeight
-        else { throw CamrollError(.dataError, "cannot encode a \(width)x\(height) 4:2:0 frame") }
-        if lumaWidth != width || lumaHeight != height {
-            lumaPlane = Self.padded(lumaPlane, width: width, height: height, to: lumaWidth, lumaHeight)
-        }
-        return try compressPlanes(
-            lumaPlane, cbPlane, crPlane, width: width, height: height, strides: [lumaWidth, chromaWidth, chromaWidth],
-            subsampling: TJSAMP_420, quality: quality)
-    }
-
-    /// `plane` (`width` x `height`) in a `paddedWidth` x `paddedHeight` one, the last column and
-    /// row repeated into the padding.
-    static func padded(_ plane: [UInt8], width: Int, height: Int, to paddedWidth: Int, _ paddedHeight: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: paddedWidth * paddedHeight)
-        for row in 0..<paddedHeight {
-            let from = min(row, height - 1) * width
-            for column in 0..<paddedWidth {
-                out[row * paddedWidth + column] = plane[from + min(column, width - 1)]
+        return try encodeYUV(width: width, height: height, subsampling: TJSAMP_420) { output, capacity, size in
+            frame.bytes.withUnsafeBufferPointer { planes in
+                cpixels_jpeg_encode_i420(
+                    yuvEncoder, planes.baseAddress, Int32(width), Int32(height), frame.fullRange ? 1 : 0,
+                    Int32(quality), output, capacity, &size)
             }
         }
-        return out
+    }
+
+    /// The JPEG `encode` writes into the output buffer (given its capacity; it sets the size),
+    /// copied out of it.
+    private func encodeYUV(
+        width: Int, height: Int, subsampling: TJSAMP,
+        _ encode: (UnsafeMutablePointer<UInt8>?, Int, inout Int) -> Int32
+    ) throws -> [UInt8] {
+        let capacity = try ensureOutput(width: width, height: height, subsampling: subsampling)
+        var size = 0
+        guard encode(output, capacity, &size) == 0, let output else {
+            throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: cpixels_jpeg_encoder_error(yuvEncoder)))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: size))
     }
 
     private func encodeRGB24(_ frame: Frame, quality: Int) throws -> [UInt8] {
@@ -235,26 +213,6 @@ public final class JPEGEncoder {
             }
         }
         return outputCapacity
-    }
-
-    private func resizePlanes(_ sizes: [Int]) {
-        if lumaPlane.count != sizes[0] { lumaPlane = [UInt8](repeating: 0, count: sizes[0]) }
-        if cbPlane.count != sizes[1] { cbPlane = [UInt8](repeating: 0, count: sizes[1]) }
-        if crPlane.count != sizes[2] { crPlane = [UInt8](repeating: 0, count: sizes[2]) }
-    }
-
-    /// A plane copied, with limited range expanded to JPEG's full range (JFIF stores full-range
-    /// YCbCr; cameras send limited range: expanded, black stays black and white white).
-    private static func fill(
-        _ plane: inout [UInt8], from source: UnsafePointer<UInt8>, count: Int, chroma: Bool, fullRange: Bool
-    ) {
-        plane.withUnsafeMutableBufferPointer { plane in
-            if fullRange {
-                plane.baseAddress!.update(from: source, count: count)
-            } else {
-                cpixels_expand_plane(source, plane.baseAddress, count, chroma ? 1 : 0)
-            }
-        }
     }
 
     static func globalError() -> String { String(cString: tjGetErrorStr2(nil)) }

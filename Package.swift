@@ -39,8 +39,8 @@ let package = Package(
         .target(name: "CRsvg", linkerSettings: [.linkedLibrary("dl")]),
         .systemLibrary(name: "CLinux"),
         // The per-pixel loops of the JPEG path (YUYV to planes, range expansion), vectorized by
-        // the C compiler.
-        // Its YUYV encoder calls libjpeg (libjpeg62-turbo, the library turbojpeg is built on) directly.
+        // the C compiler, and the YUV encoder that calls libjpeg (libjpeg62-turbo, the library
+        // turbojpeg is built on) directly.
         .target(name: "CPixels", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(
             name: "CamrollKit",

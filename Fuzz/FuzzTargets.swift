@@ -110,8 +110,8 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = try? PreviewScaler().picture(of: frame, width: Int(bytes[0]) + 1, height: Int(bytes[4]) + 1)
         // The whole live path: fitted, scaled and drawn in half blocks into a terminal of any size.
         _ = try? livePainter?.draw(frame, fitting: 1 + Int(bytes[2]) % 60, rows: 1 + Int(bytes[4]) % 30, cell: nil)
-        // And the shot kept: encoded (YUYV through the strip encoder, 4:2:0 through the C pixel
-        // loops), with a thumbnail of any size (YUYV's averaged from the frame).
+        // And the shot kept: encoded (YUYV and 4:2:0 through the strip encoder in C), with a
+        // thumbnail of any size (YUYV's averaged from the frame).
         let thumbnailBox = Resolution(width: 1 + Int(bytes[1]) % 200, height: 1 + Int(bytes[3]) % 150)
         _ = try? encoder?.encode(frame, quality: 1 + Int(bytes[4]) % 100, thumbnailBox: thumbnailBox)
     }

@@ -194,8 +194,9 @@ public final class JPEGEncoder {
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
-    /// A buffer large enough for the worst case, so turbojpeg never reallocates it. turbojpeg
-    /// sizes buffers with C ints: a picture whose worst case exceeds 2 GB cannot be encoded.
+    /// A buffer large enough for the worst case, so turbojpeg never reallocates it and the YUV
+    /// encoder never runs out of it. turbojpeg sizes buffers with C ints: a picture whose worst
+    /// case exceeds 2 GB cannot be encoded.
     func ensureOutput(width: Int, height: Int, subsampling: TJSAMP) throws -> Int {
         let worstCase = tjBufSize(Int32(clamping: width), Int32(clamping: height), Int32(subsampling.rawValue))
         // (tjBufSize's error value, (unsigned long)-1, fails this too.)

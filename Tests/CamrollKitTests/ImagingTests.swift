@@ -254,6 +254,41 @@ import Testing
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 
+    /// The thumbnail's averaging: every output sample the floor of the mean of its block, as a
+    /// plain loop works it out — blocks that tile the picture evenly and unevenly, blocks taller
+    /// than the 257 rows the 16-bit sums hold (300 here), a picture smaller than its output
+    /// (blocks of one pixel), rows with padding past the pixels, 1 to 4 channels; noise, and
+    /// noise near white (sums near their largest).
+    @Test(arguments: [(97, 301, 4, 13, 29), (640, 480, 1, 160, 120), (5, 3, 3, 7, 9), (3, 600, 2, 2, 2),
+                      (1, 1, 1, 1, 1), (322, 241, 3, 160, 120)], [0, 0xF0])
+    func boxAveragingGivesEachBlocksMean(size: (Int, Int, Int, Int, Int), brightness: UInt8) {
+        let (width, height, channels, toWidth, toHeight) = size
+        let stride = width * channels + 3
+        var state = UInt64(width * 7 + height)
+        let samples = (0..<(stride * height)).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33) | brightness
+        }
+        var got = [UInt8](repeating: 0, count: toWidth * toHeight * channels)
+        #expect(cpixels_box_average(samples, stride, Int32(width), Int32(height), Int32(channels), &got,
+                                    Int32(toWidth), Int32(toHeight)) == 0)
+        var wrong = 0
+        for y in 0..<toHeight {
+            let y0 = y * height / toHeight, y1 = max((y + 1) * height / toHeight, y0 + 1)
+            for x in 0..<toWidth {
+                let x0 = x * width / toWidth, x1 = max((x + 1) * width / toWidth, x0 + 1)
+                for c in 0..<channels {
+                    var sum = 0
+                    for sy in y0..<y1 {
+                        for sx in x0..<x1 { sum += Int(samples[sy * stride + sx * channels + c]) }
+                    }
+                    if Int(got[(y * toWidth + x) * channels + c]) != sum / ((y1 - y0) * (x1 - x0)) { wrong += 1 }
+                }
+            }
+        }
+        #expect(wrong == 0)
+    }
+
     /// YUYV rows (with padding past the pixels) into the three planes, expanded or as they are:
     /// widths where only the per-pixel tail runs (6), the 16-pixel vector loop and a tail (38),
     /// and a whole row of the vector loop (640) in which every byte value comes as Y, Cb and Cr.

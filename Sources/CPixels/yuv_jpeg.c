@@ -128,19 +128,22 @@ static int encode(cpixels_jpeg_encoder *encoder, const source *frame, int v_samp
     const size_t widths[3] = {(size_t)frame->width, ((size_t)frame->width + 1) / 2, ((size_t)frame->width + 1) / 2};
     const int heights[3] = {frame->height, (frame->height + v_samp - 1) / v_samp, (frame->height + v_samp - 1) / v_samp};
     for (int luma_row = 0; luma_row < frame->height; luma_row += strip_rows[0]) {
+        const int strip_index = luma_row / strip_rows[0];
         int filled[3];
         for (int c = 0; c < 3; c++) {
-            const int first = luma_row / strip_rows[0] * strip_rows[c];
-            filled[c] = heights[c] - first < strip_rows[c] ? heights[c] - first : strip_rows[c];
-            if (frame->yuyv) continue;  /* split below, all three at once */
-            for (int row = 0; row < filled[c]; row++) {
-                copy_row(frame->planes[c] + (size_t)(first + row) * frame->strides[c], rows[c][row], widths[c], c > 0,
-                         frame->full_range);
-            }
+            const int left = heights[c] - strip_index * strip_rows[c];
+            filled[c] = left < strip_rows[c] ? left : strip_rows[c];
         }
         if (frame->yuyv) {
             cpixels_yuyv_split(frame->yuyv + (size_t)luma_row * frame->stride, frame->stride, frame->width, filled[0],
                                rows[0][0], padded[0], rows[1][0], rows[2][0], padded[1], frame->full_range);
+        } else {
+            for (int c = 0; c < 3; c++) {
+                const uint8_t *first = frame->planes[c] + (size_t)(strip_index * strip_rows[c]) * frame->strides[c];
+                for (int row = 0; row < filled[c]; row++) {
+                    copy_row(first + (size_t)row * frame->strides[c], rows[c][row], widths[c], c > 0, frame->full_range);
+                }
+            }
         }
         for (int c = 0; c < 3; c++) pad_strip(strip[c], strip_rows[c], filled[c], widths[c], padded[c]);
         jpeg_write_raw_data(jpeg, strip, (JDIMENSION)strip_rows[0]);

@@ -3,7 +3,7 @@
 /*
  * The per-pixel loops of camroll's JPEG path, in C so that the compiler vectorizes them: a
  * YUYV frame split into the planes JPEG compresses, with the limited-range expansion (luma
- * 16–235, chroma 16–240, to JPEG's 0–255) on the way; planes averaged down for a thumbnail.
+ * 16–235, chroma 16–240, to JPEG's 0–255) on the way; pictures (a frame, a plane) averaged down for a thumbnail.
  * And the encoder that uses them a strip of rows at a time.
  */
 #include <stddef.h>

@@ -74,23 +74,25 @@ public final class JPEGEncoder {
         guard let pairs = Thumbnail.averaged(
             frame.bytes, width: frame.width / 2, height: frame.height, channels: 4, stride: frame.bytesPerLine, to: size)
         else { return nil }
-        var luma = [UInt8](repeating: 0, count: count), cb = luma, cr = luma
-        for i in 0..<count {
-            luma[i] = UInt8((Int(pairs[4 * i]) + Int(pairs[4 * i + 2]) + 1) / 2)
-            cb[i] = pairs[4 * i + 1]
-            cr[i] = pairs[4 * i + 3]
-        }
-        if size.width * 2 > frame.width {
+        let cb = (0..<count).map { pairs[4 * $0 + 1] }, cr = (0..<count).map { pairs[4 * $0 + 3] }
+        let luma: [UInt8]
+        if size.width * 2 <= frame.width {
+            luma = (0..<count).map { (i: Int) -> UInt8 in
+                let sum = Int(pairs[4 * i]) + Int(pairs[4 * i + 2])
+                return UInt8((sum + 1) / 2)
+            }
+        } else {
             guard let pixels = Thumbnail.averaged(
                 frame.bytes, width: frame.width, height: frame.height, channels: 2, stride: frame.bytesPerLine, to: size)
             else { return nil }
-            for i in 0..<count { luma[i] = pixels[2 * i] }
+            luma = (0..<count).map { pixels[2 * $0] }
         }
-        if !frame.fullRange {
-            (luma, cb, cr) = (Self.expanded(luma, chroma: false), Self.expanded(cb, chroma: true), Self.expanded(cr, chroma: true))
+        func inFullRange(_ plane: [UInt8], chroma: Bool) -> [UInt8] {
+            frame.fullRange ? plane : Self.expanded(plane, chroma: chroma)
         }
         return try compressPlanes(
-            luma, cb, cr, width: size.width, height: size.height, strides: [size.width, size.width, size.width],
+            inFullRange(luma, chroma: false), inFullRange(cb, chroma: true), inFullRange(cr, chroma: true),
+            width: size.width, height: size.height, strides: [size.width, size.width, size.width],
             subsampling: TJSAMP_444, quality: Thumbnail.quality)
     }
 

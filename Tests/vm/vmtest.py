@@ -153,7 +153,7 @@ def copy_into(root, path, target=None):
 def build_tools():
     """Static test tools that run in the guest."""
     tools = []
-    for name in ["mjpeg_feeder", "timeit", "pty_keys"]:
+    for name in ["mjpeg_feeder", "ramp_feeder", "timeit", "pty_keys"]:
         tool = os.path.join(OUT, name.replace("_", "-"))
         run(["cc", "-static", "-O2", "-o", tool, os.path.join(HERE, name + ".c")])
         tools.append(tool)

@@ -89,7 +89,10 @@ enum CommandTable {
                            help: "auto (MJPEG, else YUYV, else converted), mjpeg, yuyv or a fourcc such as NV12. (default: auto)",
                            kind: .choices(["auto", "mjpeg", "yuyv", "nv12", "yu12", "rgb3"])),
                 OptionSpec(names: ["--fps"], value: "<rate>", help: "Frame rate to ask the camera for. (default: its highest)", kind: .text),
-                OptionSpec(names: ["--skip"], value: "<n>", help: "Warm-up frames dropped while exposure settles. (default: 5)", kind: .text),
+                OptionSpec(
+                    names: ["--skip"], value: "<n|auto>",
+                    help: "Warm-up frames dropped while exposure settles; auto: until the picture's brightness holds steady (at most 2 s). (default: auto)",
+                    kind: .choices(["auto", "0", "5", "10"])),
                 OptionSpec(names: ["--frames"], value: "<k>", help: "Distinct frames to take, each saved N times. (default: 1)", kind: .text),
                 OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
                 OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame, or for the next byte of a download. (default: 5s)", kind: .text),

@@ -104,7 +104,7 @@ struct SnapCommand {
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
             writer: writer,
-            catalog: openedCatalog, reporter: reporter(console), cancellation: cancellation,
+            catalog: openedCatalog, reporter: reporter(console, source: source), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,
@@ -180,15 +180,20 @@ struct SnapCommand {
     var cameraRequest: V4L2Camera.Request {
         V4L2Camera.Request(
             format: options.format, resolution: options.resolution, fps: options.fps,
-            skip: options.skip ?? V4L2Camera.defaultSkip, timeoutMicroseconds: options.timeoutMicroseconds,
+            warmUp: options.warmUp, timeoutMicroseconds: options.timeoutMicroseconds,
             controls: options.controls, singleFrame: options.frames == 1 && !live, checksEveryFrame: !live)
     }
 
     /// Frames are taken for a live preview (pick), not straight for saving.
     var live = false
 
-    private func reporter(_ console: Console) -> ProgressReporter {
-        if options.global.json { return JSONProgress(console: console) }
+    private func reporter(_ console: Console, source: FrameSource) -> ProgressReporter {
+        if options.global.json {
+            guard let camera = source as? V4L2Camera else { return JSONProgress(console: console) }
+            var warmUp: [String: Any] = ["warm_up_frames": camera.warmUpFrames]
+            if let settled = camera.warmUpSettled { warmUp["warm_up_settled"] = settled }
+            return JSONProgress(console: console, sourceFields: warmUp)
+        }
         if options.global.quiet { return QuietProgress() }
         if options.toStandardOutput { return StandardOutputProgress(console: console, showProgress: !options.global.noProgress) }
         if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console) }

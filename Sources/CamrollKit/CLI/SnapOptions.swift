@@ -49,7 +49,8 @@ public struct SnapOptions: Sendable {
     public var exif = true
     /// `--offline`: a URL source only from the cache.
     public var offline = false
-    public var skip: Int?
+    /// `--skip N`, or `--skip auto` (the default): see `WarmUp`.
+    public var warmUp = WarmUp.untilSettled
     public var frames = 1
     public var intervalMicroseconds = 0
     public var timeoutMicroseconds = 5_000_000
@@ -125,7 +126,14 @@ public struct SnapOptions: Sendable {
                 options.crop = crop
             case "--no-exif": options.exif = false
             case "--offline": options.offline = true
-            case "--skip": options.skip = try ValueParser.integer(value, option: name, range: 0...10_000)
+            case "--skip":
+                if value == "auto" {
+                    options.warmUp = .untilSettled
+                } else if Int(value.replacing("_", with: "")) == nil {
+                    throw scanner.usageError("invalid value '\(value)' for '--skip': expected a number of frames or 'auto'")
+                } else {
+                    options.warmUp = .frames(try ValueParser.integer(value, option: name, range: 0...10_000))
+                }
             case "--frames": options.frames = try ValueParser.integer(value, option: name, range: 1...maxCount)
             case "--interval": options.intervalMicroseconds = try ValueParser.duration(value, option: name)
             case "--timeout":

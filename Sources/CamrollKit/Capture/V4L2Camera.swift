@@ -11,7 +11,7 @@ public final class V4L2Camera: FrameSource {
         public var resolution: Resolution?
         public var fps: Double?
         /// Frames dropped after STREAMON while exposure and white balance settle.
-        public var skip: Int = V4L2Camera.defaultSkip
+        public var warmUp: WarmUp = .untilSettled
         public var timeoutMicroseconds: Int = 5_000_000
         public var controls: [(name: String, value: String)] = []
         /// Only one frame will be taken: fewer buffers.
@@ -22,8 +22,9 @@ public final class V4L2Camera: FrameSource {
         public var checksEveryFrame = true
     }
 
-    /// Warm-up frames skipped by default: enough for a webcam's auto-exposure to settle.
-    public static let defaultSkip = 5
+    /// Warm-up frames dropped where a frame's brightness cannot be read: what `--skip` was by
+    /// default before the warm-up watched the pictures.
+    static let blindWarmUp = 5
     /// Consecutive broken frames after which the camera is declared faulty.
     static let maxConsecutiveBadFrames = 30
     /// Buffers asked for when streaming: enough to keep frames coming while one is encoded.
@@ -44,6 +45,13 @@ public final class V4L2Camera: FrameSource {
     public private(set) var droppedFrames = 0
     /// What differed from the request, for the user to be told.
     public private(set) var adjustments: [String] = []
+    /// Frames dropped before the first photo, and whether the picture had settled by then
+    /// (false: the warm-up's limit ended it; nil: `--skip N`, nothing measured).
+    public private(set) var warmUpFrames = 0
+    public private(set) var warmUpSettled: Bool?
+    /// The frame the warm-up ended on, which the first `nextFrame()` hands out (the picture
+    /// settled on it: waiting for another would cost a frame's time for nothing).
+    private var settledFrame: Frame?
 
     private let device: V4L2Device
     private let cancellation: Cancellation?
@@ -95,7 +103,13 @@ public final class V4L2Camera: FrameSource {
         try CameraControls(device: device).apply(request.controls)
         try configure(request)
         try startStreaming(bufferCount: request.singleFrame ? Self.singleFrameBufferCount : Self.bufferCount)
-        for _ in 0..<request.skip { _ = try dequeue(keep: false) }
+        switch request.warmUp {
+        case .frames(let count):
+            for _ in 0..<count { _ = try dequeue(keep: false) }
+            warmUpFrames = count
+        case .untilSettled:
+            try warmUpUntilSettled()
+        }
     }
 
     deinit {
@@ -107,9 +121,14 @@ public final class V4L2Camera: FrameSource {
     }
 
     public func nextFrame() throws -> Frame {
+        let fresh = monotonicMicroseconds() - lastDequeue <= Self.staleAfterMicroseconds
+        if let frame = settledFrame {
+            settledFrame = nil
+            if fresh { return frame }
+        }
         // After a pause (--interval), the queued buffers hold frames from its start: a frame
         // taken now must show now.
-        if monotonicMicroseconds() - lastDequeue > Self.staleAfterMicroseconds { discardQueuedFrames() }
+        if !fresh { discardQueuedFrames() }
         while true {
             if let frame = try dequeue(keep: true) { return frame }
         }
@@ -280,6 +299,18 @@ public final class V4L2Camera: FrameSource {
     /// Waits for the next buffer and hands it back to the driver. Returns nil for a dropped
     /// frame (flagged ERROR, empty, or a broken MJPEG frame), or when `keep` is false.
     private func dequeue(keep: Bool) throws -> Frame? {
+        try dequeue { bytes, sequence, capturedAt in
+            guard keep, let frame = try makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
+            return try isWhole(frame) ? frame : nil
+        }
+    }
+
+    /// Waits for the next buffer, lends its bytes to `use` (with the frame's sequence number and
+    /// time), then hands the buffer back to the driver. nil for a frame the driver flagged as
+    /// broken or empty (counted as dropped), else what `use` returns.
+    private func dequeue<Result>(
+        _ use: (_ bytes: UnsafeRawBufferPointer, _ sequence: Int, _ capturedAt: Date) throws -> Result?
+    ) throws -> Result? {
         try waitForFrame()
         var buffer = v4l2_buffer()
         buffer.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
@@ -299,29 +330,96 @@ public final class V4L2Camera: FrameSource {
             try countDrop("the driver flagged a frame as broken")
             return nil
         }
-        guard keep else { return nil }
-        let data = Array(UnsafeRawBufferPointer(start: buffers[Int(buffer.index)].start, count: min(used, buffers[Int(buffer.index)].length)))
+        let mapped = buffers[Int(buffer.index)]
+        return try use(UnsafeRawBufferPointer(start: mapped.start, count: min(used, mapped.length)), Int(buffer.sequence), capturedAt)
+    }
+
+    /// The frame in a buffer's bytes, copied out of it: an MJPEG frame made a whole JPEG, another
+    /// format the pipeline does not take converted. nil for a broken MJPEG frame (dropped).
+    private func makeFrame(_ bytes: UnsafeRawBufferPointer, sequence: Int, capturedAt: Date) throws -> Frame? {
+        let data = Array(bytes)
         var frame = Frame(
             format: format, width: resolution.width, height: resolution.height, bytesPerLine: bytesPerLine,
-            bytes: data, sequence: Int(buffer.sequence), capturedAt: capturedAt, fullRange: fullRange)
+            bytes: data, sequence: sequence, capturedAt: capturedAt, fullRange: fullRange)
         if format == .mjpeg || format == .jpeg {
             do {
                 frame.bytes = try MJPEGFrame.jpeg(from: data)
                 frame.format = .mjpeg
-                // Decoded once, so that a frame with damaged image data is not saved N times.
-                if checksEveryFrame { _ = try decoder?.decodeRGB(frame.bytes) }
             } catch let problem as MJPEGFrame.Problem {
                 try countDrop("broken MJPEG frame: \(problem)")
-                return nil
-            } catch let error as CamrollError {
-                try countDrop("broken MJPEG frame: \(error.message)")
                 return nil
             }
         } else if let converter {
             frame = try converter.convert(frame)
         }
-        consecutiveBadFrames = 0
         return frame
+    }
+
+    /// An MJPEG frame is decoded once, so that a frame with damaged image data is dropped rather
+    /// than saved N times; false (counted as dropped) for one that does not decode.
+    private func isWhole(_ frame: Frame) throws -> Bool {
+        if frame.format == .mjpeg && checksEveryFrame {
+            do {
+                _ = try decoder?.decodeRGB(frame.bytes)
+            } catch let error as CamrollError {
+                try countDrop("broken MJPEG frame: \(error.message)")
+                return false
+            }
+        }
+        consecutiveBadFrames = 0
+        return true
+    }
+
+    /// The default warm-up: frames until their brightness holds steady (`ExposureSettling`), or
+    /// its limits; the frame it ends on is the first photo. A frame's brightness is read where
+    /// the driver put it (YUYV, RGB) or from what camroll makes of it (MJPEG decoded at 1/8,
+    /// libv4lconvert's output): only the frame kept is copied whole.
+    private func warmUpUntilSettled() throws {
+        var settling = ExposureSettling()
+        let deadline = monotonicMicroseconds() + ExposureSettling.maximumMicroseconds
+        var measured = 0
+        while true {
+            let photo: Frame? = try dequeue { bytes, sequence, capturedAt in
+                var frame: Frame?
+                var level: Double?
+                if format == .mjpeg || format == .jpeg || converter != nil {
+                    guard let made = try makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
+                    if made.format == .mjpeg {
+                        if let decoder {
+                            guard let decoded = FrameBrightness.level(ofJPEG: made.bytes, decoder: decoder) else {
+                                try countDrop("broken MJPEG frame: it does not decode")
+                                return nil
+                            }
+                            level = decoded
+                        }
+                    } else {
+                        level = made.bytes.withUnsafeBytes {
+                            FrameBrightness.level(
+                                format: made.format, bytes: $0, width: made.width, height: made.height, rowBytes: made.bytesPerLine)
+                        }
+                    }
+                    frame = made
+                } else {
+                    level = FrameBrightness.level(
+                        format: format, bytes: bytes, width: resolution.width, height: resolution.height, rowBytes: bytesPerLine)
+                }
+                measured += 1
+                consecutiveBadFrames = 0
+                let settled = level.map { settling.settled(afterFrameAt: $0) } ?? (measured > Self.blindWarmUp)
+                guard settled || measured >= ExposureSettling.maximumFrames || monotonicMicroseconds() >= deadline else {
+                    return nil
+                }
+                warmUpSettled = settled
+                guard let kept = try frame ?? makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
+                return try isWhole(kept) ? kept : nil
+            }
+            if let photo {
+                settledFrame = photo
+                warmUpFrames = measured - 1
+                Trace.mark("warm-up: \(warmUpFrames) frames, \(warmUpSettled == true ? "settled" : "limit reached")")
+                return
+            }
+        }
     }
 
     private var consecutiveBadFrames = 0

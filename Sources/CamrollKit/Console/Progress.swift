@@ -269,14 +269,19 @@ public final class QuietProgress: ProgressReporter {
 public final class JSONProgress: ProgressReporter {
     private let console: Console
     private var lastEvent = monotonicMicroseconds()
+    /// What the source adds to the start event (a camera's warm-up).
+    private let sourceFields: [String: Any]
 
-    public init(console: Console) { self.console = console }
+    public init(console: Console, sourceFields: [String: Any] = [:]) {
+        self.console = console
+        self.sourceFields = sourceFields
+    }
 
     public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {
-        emit([
+        emit(sourceFields.merging([
             "event": "start", "run_id": runID, "run_uuid": runUUID, "device": device,
             "requested": total, "template": template,
-        ])
+        ]) { _, fixed in fixed })
     }
 
     public func update(_ progress: SaveProgress) {

@@ -1,0 +1,101 @@
+@testable import CamrollKit
+import Foundation
+import Testing
+
+/// The default warm-up: when a camera's pictures count as settled, and how bright a frame is.
+/// (The camera side — frames that brighten over a second through the real v4l2loopback driver,
+/// vivid's steady ones — is proven in the VM suite's `warm-up` scenario.)
+@Suite struct WarmUpTests {
+    /// The index of the frame on which `levels` settle, or nil.
+    static func settlingFrame(_ levels: [Double]) -> Int? {
+        var settling = ExposureSettling()
+        return levels.firstIndex { settling.settled(afterFrameAt: $0) }
+    }
+
+    @Test func aSteadyPictureSettlesOnItsThirdFrame() {
+        #expect(Self.settlingFrame([120, 120.5, 119.8, 120, 120]) == 2)
+        // Sensor noise on a bright scene: a level or two is still steady.
+        #expect(Self.settlingFrame([201, 203, 199.5, 202]) == 2)
+    }
+
+    /// Auto-exposure closing on its target as webcams do, by steps that shrink: the photo must
+    /// not be taken while the picture is still visibly brightening.
+    @Test func anExposureThatConvergesSettlesOnlyOnceItHasArrived() throws {
+        let converging = (0..<40).map { 180 - 160 * pow(0.7, Double($0)) }
+        let frame = try #require(Self.settlingFrame(converging))
+        #expect(converging[frame] >= 0.97 * 180, "settled at \(converging[frame]) (frame \(frame))")
+        #expect(converging[frame - 1] >= 0.95 * 180)
+        // A steady ramp (a second of 30 frames from dark to bright), then the level holds.
+        let ramp = (0..<30).map { 20 + Double($0) * 160 / 29 } + Array(repeating: 180, count: 10)
+        #expect(Self.settlingFrame(ramp) == 31)
+    }
+
+    /// Near-black frames are what many sensors send while they start: they must hold longer
+    /// before they are believed, and a picture that then brightens is waited for.
+    @Test func nearBlackFramesMustHoldLongerBeforeTheyCount() {
+        #expect(Self.settlingFrame(Array(repeating: 4, count: 20)) == 7)
+        let startingSensor = [0, 0, 0, 0, 60, 110, 140, 150, 152, 152, 152] as [Double]
+        #expect(Self.settlingFrame(startingSensor) == 9)
+    }
+
+    /// Light that flickers from frame to frame never settles: the camera's limits end it.
+    @Test func aFlickeringPictureNeverSettles() {
+        #expect(Self.settlingFrame((0..<100).map { $0 % 2 == 0 ? 100 : 110 }) == nil)
+    }
+
+    @Test func theBrightnessOfEachFormatIsItsMeanLuma() throws {
+        // YUYV with rows longer than the picture (padding the sampling must skip) and chroma
+        // that differs from the luma.
+        let width = 160, height = 90, rowBytes = width * 2 + 24
+        var yuyv = [UInt8](repeating: 7, count: rowBytes * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                yuyv[y * rowBytes + 2 * x] = 200
+                yuyv[y * rowBytes + 2 * x + 1] = x % 2 == 0 ? 30 : 240
+            }
+        }
+        let level = yuyv.withUnsafeBytes {
+            FrameBrightness.level(format: .yuyv, bytes: $0, width: width, height: height, rowBytes: rowBytes)
+        }
+        #expect(level == 200)
+
+        // Planar luma: left half 50, right half 150 → 100.
+        var planar = [UInt8](repeating: 128, count: width * height * 3 / 2)
+        for y in 0..<height { for x in 0..<width { planar[y * width + x] = x < width / 2 ? 50 : 150 } }
+        let planarLevel = try #require(planar.withUnsafeBytes {
+            FrameBrightness.level(format: .yuv420, bytes: $0, width: width, height: height, rowBytes: width)
+        })
+        #expect(abs(planarLevel - 100) < 1)
+
+        // Pure red is dark, pure green bright (BT.601: 0.299 and 0.587 of white).
+        for (pixel, expected) in [([255, 0, 0] as [UInt8], 76.5), ([0, 255, 0], 149.7), ([255, 255, 255], 255)] {
+            let rgb = Array([[UInt8]](repeating: pixel, count: 64 * 48).joined())
+            let rgbLevel = try #require(rgb.withUnsafeBytes {
+                FrameBrightness.level(format: .rgb24, bytes: $0, width: 64, height: 48, rowBytes: 0)
+            })
+            #expect(abs(rgbLevel - expected) < 1, "\(pixel): \(rgbLevel)")
+        }
+
+        // Too few bytes for the rows it claims, or a format it does not read: nil, not a crash.
+        #expect(yuyv.withUnsafeBytes {
+            FrameBrightness.level(format: .yuyv, bytes: UnsafeRawBufferPointer(rebasing: $0[0..<1000]), width: width, height: height,
+                                  rowBytes: rowBytes)
+        } == nil)
+        #expect(yuyv.withUnsafeBytes { FrameBrightness.level(format: .mjpeg, bytes: $0, width: width, height: height, rowBytes: 0) } == nil)
+    }
+
+    /// An MJPEG frame's brightness from its 1/8-scale decode: that of the picture, within what
+    /// the compression moves it; nil for a frame that does not decode.
+    @Test(arguments: [30, 128, 220])
+    func theBrightnessOfAJPEGIsThatOfItsPicture(gray: Int) throws {
+        let width = 320, height = 240
+        let rgb = [UInt8](repeating: UInt8(gray), count: width * height * 3)
+        let frame = Frame(format: .rgb24, width: width, height: height, bytesPerLine: width * 3, bytes: rgb, sequence: 0,
+                          capturedAt: Date())
+        let jpeg = try JPEGEncoder().encode(frame, quality: 80).bytes
+        let decoder = try JPEGDecoder()
+        let level = try #require(FrameBrightness.level(ofJPEG: jpeg, decoder: decoder))
+        #expect(abs(level - Double(gray)) <= 2, "\(gray): \(level)")
+        #expect(FrameBrightness.level(ofJPEG: Array(jpeg[0..<(jpeg.count / 3)]), decoder: decoder) == nil)
+    }
+}

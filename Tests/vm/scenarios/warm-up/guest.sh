@@ -1,0 +1,33 @@
+# The default warm-up (`--skip auto`) against real drivers: a v4l2loopback camera whose picture
+# brightens over a second or more once the shot is asked for (ramp-feeder: level 40 → 180 in 40
+# frames), and vivid, whose picture is steady from its first frame.
+modprobe v4l2loopback video_nr=11 exclusive_caps=1 card_label=ramp-camera
+# The first camroll of a boot starts in about a second (its pages read, its code translated
+# for the first time), the next in a tenth of that: not the first, or the ramp is over first.
+camroll --version >/dev/null
+ramp() {  # ramp NAME CAMROLL-OPTIONS...: a fresh dark feeder, its ramp begun, then camroll
+    name=$1
+    shift
+    rm -f /tmp/go
+    ramp-feeder /dev/video11 640 480 /tmp/go 40 2>"$OUT/feeder-$name.err" &
+    feeder=$!
+    for _ in $(seq 1 50); do v4l2-ctl -d /dev/video11 --all 2>/dev/null | grep -q "Video Capture" && break; sleep 0.1; done
+    touch /tmp/go
+    sleep 0.1
+    CAMROLL_TRACE=1 camroll snap --json -d /dev/video11 -o "$OUT/$name.jpg" --db "$OUT/catalog.sqlite3" "$@" \
+        >"$OUT/$name.out" 2>"$OUT/$name.err"
+    echo $? >"$OUT/$name.rc"
+    kill $feeder
+    wait $feeder 2>/dev/null
+}
+ramp auto
+ramp fixed --skip 2
+# vivid's colour bars (on-screen text off: every frame the same): settled on the third frame.
+CAMROLL_TRACE=1 camroll snap --json -d /dev/video0 -r 640x480 -f yuyv --set osd_text_mode=2 -o "$OUT/vivid.jpg" \
+    --db "$OUT/catalog.sqlite3" >"$OUT/vivid.out" 2>"$OUT/vivid.err"
+echo $? >"$OUT/vivid.rc"
+# And as MJPEG through libv4lconvert? vivid offers no MJPEG; NV12 goes through libv4lconvert.
+CAMROLL_TRACE=1 camroll snap --json -d /dev/video0 -r 640x360 -f nv12 --set osd_text_mode=2 -o "$OUT/nv12.jpg" \
+    --db "$OUT/catalog.sqlite3" >"$OUT/nv12.out" 2>"$OUT/nv12.err"
+echo $? >"$OUT/nv12.rc"
+true

@@ -2,12 +2,13 @@
  * Test tool for the VM suite: a camera whose auto-exposure takes a while, played into a
  * v4l2loopback device as YUYV, one write() per frame, ~30 frames a second, until killed.
  *
- *   ramp-feeder DEVICE WIDTH HEIGHT TRIGGER RAMP_FRAMES
+ *   ramp-feeder DEVICE WIDTH HEIGHT TRIGGER RAMP_MS
  *
  * The picture (a checkerboard of luma level±20, so that it is not flat) stays dark (level 40)
- * until the file TRIGGER exists, then brightens linearly to level 180 over RAMP_FRAMES frames
- * and stays there: what a webcam shows in its first second of a dim room. A test touches
- * TRIGGER as it starts camroll, so that the ramp is under way when camroll starts streaming.
+ * until the file TRIGGER exists, then brightens linearly to level 180 over RAMP_MS milliseconds
+ * (by the clock, however many frames a slow machine manages meanwhile) and stays there: what a
+ * webcam shows in its first second of a dim room. A test touches TRIGGER as it starts camroll,
+ * so that the ramp is under way when camroll starts streaming.
  */
 #include <fcntl.h>
 #include <linux/videodev2.h>
@@ -21,12 +22,12 @@
 
 int main(int argc, char **argv) {
     if (argc != 6) {
-        fprintf(stderr, "usage: %s DEVICE WIDTH HEIGHT TRIGGER RAMP_FRAMES\n", argv[0]);
+        fprintf(stderr, "usage: %s DEVICE WIDTH HEIGHT TRIGGER RAMP_MS\n", argv[0]);
         return 64;
     }
-    int width = atoi(argv[2]), height = atoi(argv[3]), ramp = atoi(argv[5]);
+    int width = atoi(argv[2]), height = atoi(argv[3]), ramp_ms = atoi(argv[5]);
     const char *trigger = argv[4];
-    if (width < 2 || height < 1 || ramp < 1) return 64;
+    if (width < 2 || height < 1 || ramp_ms < 1) return 64;
 
     int fd = open(argv[1], O_RDWR);
     if (fd < 0) { perror(argv[1]); return 66; }
@@ -42,12 +43,16 @@ int main(int argc, char **argv) {
 
     size_t size = (size_t)width * height * 2;
     unsigned char *frame = malloc(size);
-    int since_trigger = -1;
+    double triggered = -1;
     struct timespec period = {0, 33 * 1000 * 1000};
     for (;;) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double ms = now.tv_sec * 1e3 + now.tv_nsec / 1e6;
         struct stat info;
-        if (since_trigger < 0 && stat(trigger, &info) == 0) since_trigger = 0;
-        int level = since_trigger < 0 ? 40 : since_trigger >= ramp ? 180 : 40 + 140 * since_trigger / ramp;
+        if (triggered < 0 && stat(trigger, &info) == 0) triggered = ms;
+        double since = triggered < 0 ? -1 : ms - triggered;
+        int level = since < 0 ? 40 : since >= ramp_ms ? 180 : 40 + (int)(140 * since / ramp_ms);
         for (int y = 0; y < height; y++) {
             unsigned char *row = frame + (size_t)y * width * 2;
             for (int x = 0; x < width; x += 2) {
@@ -57,7 +62,6 @@ int main(int argc, char **argv) {
             }
         }
         if (write(fd, frame, size) != (ssize_t)size) { perror("write"); return 74; }
-        if (since_trigger >= 0) since_trigger++;
         nanosleep(&period, NULL);
     }
 }

@@ -409,14 +409,14 @@ public final class V4L2Camera: FrameSource {
                 guard settled || measured >= ExposureSettling.maximumFrames || monotonicMicroseconds() >= deadline else {
                     return nil
                 }
-                warmUpSettled = settled
+                warmUpSettled = level == nil ? nil : settled
                 guard let kept = try frame ?? makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
                 return try isWhole(kept) ? kept : nil
             }
             if let photo {
                 settledFrame = photo
                 warmUpFrames = measured - 1
-                Trace.mark("warm-up: \(warmUpFrames) frames, \(warmUpSettled == true ? "settled" : "limit reached")")
+                Trace.mark("warm-up: \(warmUpFrames) frames, \(warmUpSettled.map { $0 ? "settled" : "limit reached" } ?? "not measured")")
                 return
             }
         }

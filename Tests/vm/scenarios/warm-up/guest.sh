@@ -1,7 +1,7 @@
 # The default warm-up (`--skip auto`) against real drivers: a v4l2loopback camera whose picture
-# brightens over a second or more once the shot is asked for (ramp-feeder: level 40 → 180 in 40
-# frames), and vivid, whose picture is steady from its first frame.
-modprobe v4l2loopback video_nr=11 exclusive_caps=1 card_label=ramp-camera
+# brightens for 1.2 s once the shot is asked for (ramp-feeder: level 40 → 180), and vivid, whose
+# picture is steady from its first frame.
+modprobe v4l2loopback devices=2 video_nr=11,12 exclusive_caps=1,1 card_label=ramp-camera,mjpeg-camera
 # The first camroll of a boot starts in about a second (its pages read, its code translated
 # for the first time), the next in a tenth of that: not the first, or the ramp is over first.
 camroll --version >/dev/null
@@ -9,7 +9,7 @@ ramp() {  # ramp NAME CAMROLL-OPTIONS...: a fresh dark feeder, its ramp begun, t
     name=$1
     shift
     rm -f /tmp/go
-    ramp-feeder /dev/video11 640 480 /tmp/go 40 2>"$OUT/feeder-$name.err" &
+    ramp-feeder /dev/video11 640 480 /tmp/go 1200 2>"$OUT/feeder-$name.err" &
     feeder=$!
     for _ in $(seq 1 50); do v4l2-ctl -d /dev/video11 --all 2>/dev/null | grep -q "Video Capture" && break; sleep 0.1; done
     touch /tmp/go
@@ -26,8 +26,19 @@ ramp fixed --skip 2
 CAMROLL_TRACE=1 camroll snap --json -d /dev/video0 -r 640x480 -f yuyv --set osd_text_mode=2 -o "$OUT/vivid.jpg" \
     --db "$OUT/catalog.sqlite3" >"$OUT/vivid.out" 2>"$OUT/vivid.err"
 echo $? >"$OUT/vivid.rc"
-# And as MJPEG through libv4lconvert? vivid offers no MJPEG; NV12 goes through libv4lconvert.
+# NV12 goes through libv4lconvert: the brightness is read from what it makes of a frame.
 CAMROLL_TRACE=1 camroll snap --json -d /dev/video0 -r 640x360 -f nv12 --set osd_text_mode=2 -o "$OUT/nv12.jpg" \
     --db "$OUT/catalog.sqlite3" >"$OUT/nv12.out" 2>"$OUT/nv12.err"
 echo $? >"$OUT/nv12.rc"
+# An MJPEG camera sending one picture, without Huffman tables as UVC cameras do: the brightness
+# is read from each frame decoded at 1/8 scale.
+camroll snap -d pattern -r 640x480 --no-exif -o /tmp/source.jpg --db /tmp/source.sqlite3 --quiet
+mjpeg-feeder /dev/video12 640 480 strip /tmp/source.jpg 2>"$OUT/feeder-mjpeg.err" &
+feeder=$!
+for _ in $(seq 1 50); do v4l2-ctl -d /dev/video12 --all 2>/dev/null | grep -q "Video Capture" && break; sleep 0.1; done
+CAMROLL_TRACE=1 camroll snap --json -d /dev/video12 -o "$OUT/mjpeg.jpg" --db "$OUT/catalog.sqlite3" \
+    >"$OUT/mjpeg.out" 2>"$OUT/mjpeg.err"
+echo $? >"$OUT/mjpeg.rc"
+kill $feeder
+wait $feeder 2>/dev/null
 true

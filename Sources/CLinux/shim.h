@@ -10,6 +10,7 @@
 #endif
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <malloc.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -59,6 +60,13 @@ static inline ssize_t clinux_getrandom(void *buffer, size_t length) { return get
 /* Keeps freed memory for reuse instead of handing it back to the kernel at each free (glibc
  * trims a thread's arena with madvise once its free top passes 128 KB): see main.swift. */
 static inline void clinux_keep_freed_memory(int bytes) { mallopt(M_TRIM_THRESHOLD, bytes); }
+
+/* Whether signal `number` is ignored (SIG_IGN) as the process stands: as it was started, before
+ * it changes anything (SIG_IGN is a cast macro Swift cannot import). */
+static inline int clinux_signal_is_ignored(int number) {
+    struct sigaction action;
+    return sigaction(number, NULL, &action) == 0 && action.sa_handler == SIG_IGN;
+}
 
 /* Names the calling thread (at most 15 bytes are kept) for top -H, ps -L and perf; prctl is
  * variadic, which Swift cannot call. */

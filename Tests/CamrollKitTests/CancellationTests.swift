@@ -5,10 +5,10 @@ import Testing
 /// Real signals sent to a real `camroll snap` process, at random moments of a long run.
 @Suite(.serialized) struct CancellationTests {
     /// Starts `snap -n 1000000 --json`, waits for its `start` event, then `delay` more.
-    func startLongRun(in dir: TemporaryDirectory, extra: [String] = []) throws -> (Process, Pipe, Pipe) {
+    func startLongRun(in dir: TemporaryDirectory, extra: [String] = [], prefix: [String] = []) throws -> (Process, Pipe, Pipe) {
         let process = CamrollBinary.process(
             ["snap", "-d", "pattern", "-r", "320x240", "-n", "1000000", "--json", "-o", dir.file("out/{seq}.jpg"),
-             "--db", dir.file("c.sqlite3")] + extra)
+             "--db", dir.file("c.sqlite3")] + extra, prefix: prefix)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -104,6 +104,23 @@ import Testing
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.file("out"))) ?? []
         let decoder = try JPEGDecoder()
         for name in names { _ = try decoder.decodeRGB(fileBytes(dir.file("out/" + name))) }
+    }
+
+    /// A signal camroll was started with ignored stays ignored, from its first instruction on, as
+    /// Unix programs leave it: `nohup` ignores SIGHUP so that a run outlives its terminal, a shell
+    /// without job control starts `cmd &` with SIGINT ignored. SIGTERM, not ignored, still stops it.
+    @Test func signalsStartedIgnoredStayIgnored() throws {
+        let dir = try TemporaryDirectory()
+        let (process, out, err) = try startLongRun(
+            in: dir, prefix: ["/bin/sh", "-c", "trap '' INT HUP; exec \"$0\" \"$@\""])
+        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, SIGHUP)
+        usleep(500_000)
+        #expect(process.isRunning, "SIGINT or SIGHUP ended a run started with them ignored")
+        kill(process.processIdentifier, SIGTERM)
+        let (status, _, stderr) = finish(process, out, err)
+        #expect(status == 143, "\(stderr)")
+        #expect(try expectDiskMatchesCatalog(dir, status: "cancelled") > 0)
     }
 
     /// A signal at any moment of start-up, even before the catalog exists, is honoured: the

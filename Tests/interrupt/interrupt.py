@@ -253,6 +253,12 @@ def main():
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--scenario", help="run only this one, e.g. 'start-up signal'")
     arguments = parser.parse_args()
+    # camroll leaves a signal it was started with ignored ignored (nohup's SIGHUP; SIGINT for a
+    # `cmd &` of a shell without job control), and this harness may itself be started so: its
+    # camrolls get the default dispositions, so that the signals it sends reach them.
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, signal.SIG_DFL)
     seed = arguments.seed if arguments.seed is not None else random.randrange(1 << 30)
     print(f"seed {seed}, {arguments.rounds} rounds, {os.path.abspath(arguments.binary)}")
     work = tempfile.mkdtemp(prefix="camroll-interrupt-")

@@ -1,3 +1,4 @@
+import CLinux
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -29,6 +30,11 @@ public final class Cancellation: Sendable {
 /// thread takes them with `sigwaitinfo`. A signal that arrives before that thread runs stays
 /// pending and is taken as soon as it does: none is lost, however early.
 ///
+/// A signal the process was started with ignored stays ignored, as every Unix program that
+/// catches these leaves it: `nohup` starts a command with SIGHUP ignored so that it outlives the
+/// terminal, and a shell without job control starts a `cmd &` with SIGINT ignored so that the
+/// terminal's Ctrl-C does not reach it.
+///
 /// What a signal does depends on what the process is doing:
 /// - outside a cancellable stretch (parsing, listing): exit at once, 130 or 143, as the default
 ///   action would;
@@ -47,6 +53,9 @@ public enum SignalWatcher {
     /// SIGHUP: the terminal went away (or someone asks for a stop): treated as SIGTERM is.
     /// SIGWINCH only counts window changes, for whatever draws to fit the terminal.
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
+    /// The handled signals the process was not started with ignored: read once, in `start()`,
+    /// before anything changes a disposition.
+    private static let watched: [Int32] = handled.filter { clinux_signal_is_ignored($0) == 0 }
     private static let windowChangeCount = Atomic<Int>(0)
     /// Run before any exit a signal causes: gives the terminal back (raw mode, alternate
     /// screen) when a full-screen view has taken it.
@@ -90,7 +99,7 @@ public enum SignalWatcher {
     private static func signalSet() -> sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
-        for number in handled { sigaddset(&set, number) }
+        for number in watched { sigaddset(&set, number) }
         return set
     }
 

@@ -15,10 +15,12 @@ public enum WarmUp: Sendable, Equatable {
 /// most webcams do not report what their auto-exposure is doing.
 ///
 /// Exposure moves by visible steps while it converges (a UVC webcam brightens over 5-30 frames,
-/// more in a dark room), so three frames in a row within 2% is the end of it; sensor noise moves
-/// the mean of a few thousand samples by far less. A near-black picture is trusted only after
-/// longer (`darkWindow`): many sensors send black frames while they start. Flicker under mains
-/// lighting, or a scene that never holds still, ends the warm-up at `maximumFrames` or
+/// more in a dark room), always the same way, so three frames in a row within 2% is the end of
+/// it; sensor noise moves the mean of a few thousand samples by far less. A picture that goes up
+/// and down and up again by a few percent (flicker under mains lighting, someone moving) is not
+/// exposure still moving either: four such frames within 10% count as settled too. A near-black
+/// picture is trusted only after longer (`darkWindow`): many sensors send black frames while
+/// they start. A scene that never holds still ends the warm-up at `maximumFrames` or
 /// `maximumMicroseconds`, and the photo is taken then.
 struct ExposureSettling {
     static let window = 3
@@ -36,11 +38,20 @@ struct ExposureSettling {
     /// Records the next frame's brightness; true once the frames so far count as settled.
     mutating func settled(afterFrameAt level: Double) -> Bool {
         levels.append(level)
-        let needed = level < Self.darkLevel ? Self.darkWindow : Self.window
-        guard levels.count >= needed else { return false }
-        let recent = levels.suffix(needed)
-        let spread = recent.max()! - recent.min()!
-        return spread <= Self.tolerance(at: recent.reduce(0, +) / Double(needed))
+        if level < Self.darkLevel {
+            return levels.count >= Self.darkWindow && Self.spread(levels.suffix(Self.darkWindow)) <= Self.tolerance(at: level)
+        }
+        return levels.count >= Self.window && Self.spread(levels.suffix(Self.window)) <= Self.tolerance(at: level)
+            || levels.count >= 4 && Self.jitters(levels.suffix(4))
+    }
+
+    private static func spread(_ levels: ArraySlice<Double>) -> Double { levels.max()! - levels.min()! }
+
+    /// Four levels that turn back at every step, all within 10% of their mean.
+    private static func jitters(_ levels: ArraySlice<Double>) -> Bool {
+        let steps = zip(levels, levels.dropFirst()).map { $1 - $0 }
+        let turnsEachTime = zip(steps, steps.dropFirst()).allSatisfy { $0 * $1 < 0 }
+        return turnsEachTime && spread(levels) <= 0.1 * levels.reduce(0, +) / Double(levels.count)
     }
 }
 

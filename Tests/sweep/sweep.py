@@ -72,7 +72,7 @@ def main():
     # Valid values, chosen 85% of the time so that most runs get past parsing.
     valid = {
         "-d": ["pattern", f"file:{work}/good.jpg", f"file:{work}/good.png"], "-r": ["64x48", "32x32", "128x96", "16x8", "640x480"],
-        "-f": ["auto", "yuyv"], "--fps": ["30", "5"], "--skip": ["0", "1", "2"], "--frames": ["1", "2", "3"],
+        "-f": ["auto", "yuyv"], "--fps": ["30", "5"], "--skip": ["0", "1", "2", "auto"], "--frames": ["1", "2", "3"],
         "--interval": ["0", "1ms", "10ms"], "--timeout": ["1s", "2s"], "--max-pixels": ["100000", "1000", "100"],
         "-n": ["1", "2", "5", "20"], "-q": ["1", "50", "90", "100"], "--jobs": ["1", "2", "4"], "--db": [f"{work}/c.db"],
         "-o": [f"{work}/out/{{seq}}.jpg", f"{work}/out/{{uuid}}.jpg", f"{work}/out/{{run}}_{{frame}}_{{seq:4}}.jpg",

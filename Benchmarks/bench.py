@@ -8,8 +8,9 @@ weather; the median of the per-round ratios of saving rates is reported, and bes
 ratio of whole-command wall-clock rates. Then camroll's peak resident memory
 for N=1000 and N=20000, which must not grow with N. Then one photo: camroll's JPEG encoding
 rate against tjbench's on the same 1920x1080 picture (quality 90, 4:2:2, from planar YUV, as
-camroll encodes a YUYV frame), and the whole `snap -n 1` against a C program doing the least the
-same photo needs (Benchmarks/snap_one.c: frame, encode, write, rename). Last, pick's live
+camroll encodes a YUYV frame), and the whole `snap -n 1` (of this build and of the installed one,
+`make static`) against a C program doing the least the same photo needs (Benchmarks/snap_one.c:
+frame, encode, write, rename). Last, pick's live
 preview (`-d pattern -r 1280x720`) on a pseudo-terminal (Tests/vm/pty_keys.c): frames drawn per
 second and CPU per frame, into a 160x48 terminal as colour symbols and as a kitty image stream.
 

@@ -54,6 +54,7 @@ final class TmuxPane {
         return last
     }
 
+    @discardableResult
     func waitForLive() throws -> String { try waitFor("the live preview") { $0.contains("space shutter") && $0.contains("fps") } }
 
     /// The exit status of camroll, once it has exited.

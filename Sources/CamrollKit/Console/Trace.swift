@@ -53,7 +53,7 @@ public enum Trace {
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 1024)
         guard fgets(&buffer, Int32(buffer.count), file) != nil else { return bootMicroseconds() }
-        let line = String(cString: buffer)
+        let line = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         // After the command name in parentheses (which may hold spaces), fields 3 onwards.
         guard let close = line.lastIndex(of: ")") else { return bootMicroseconds() }
         let fields = line[line.index(after: close)...].split(separator: " ")

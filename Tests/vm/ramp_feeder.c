@@ -2,13 +2,14 @@
  * Test tool for the VM suite: a camera whose auto-exposure takes a while, played into a
  * v4l2loopback device as YUYV, one write() per frame, ~30 frames a second, until killed.
  *
- *   ramp-feeder DEVICE WIDTH HEIGHT TRIGGER RAMP_MS
+ *   ramp-feeder DEVICE WIDTH HEIGHT TRIGGER RAMP_MS [swing]
  *
  * The picture (a checkerboard of luma level±20, so that it is not flat) stays dark (level 40)
  * until the file TRIGGER exists, then brightens linearly to level 180 over RAMP_MS milliseconds
  * (by the clock, however many frames a slow machine manages meanwhile) and stays there: what a
  * webcam shows in its first second of a dim room. A test touches TRIGGER as it starts camroll,
- * so that the ramp is under way when camroll starts streaming.
+ * so that the ramp is under way when camroll starts streaming. With `swing`, the picture never
+ * settles: from the trigger on, frames alternate between levels 60 and 180.
  */
 #include <fcntl.h>
 #include <linux/videodev2.h>
@@ -21,12 +22,13 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s DEVICE WIDTH HEIGHT TRIGGER RAMP_MS\n", argv[0]);
+    if (argc != 6 && !(argc == 7 && strcmp(argv[6], "swing") == 0)) {
+        fprintf(stderr, "usage: %s DEVICE WIDTH HEIGHT TRIGGER RAMP_MS [swing]\n", argv[0]);
         return 64;
     }
     int width = atoi(argv[2]), height = atoi(argv[3]), ramp_ms = atoi(argv[5]);
     const char *trigger = argv[4];
+    int swing = argc == 7;
     if (width < 2 || height < 1 || ramp_ms < 1) return 64;
 
     int fd = open(argv[1], O_RDWR);
@@ -44,6 +46,7 @@ int main(int argc, char **argv) {
     size_t size = (size_t)width * height * 2;
     unsigned char *frame = malloc(size);
     double triggered = -1;
+    long frames = 0;
     struct timespec period = {0, 33 * 1000 * 1000};
     for (;;) {
         struct timespec now;
@@ -52,7 +55,9 @@ int main(int argc, char **argv) {
         struct stat info;
         if (triggered < 0 && stat(trigger, &info) == 0) triggered = ms;
         double since = triggered < 0 ? -1 : ms - triggered;
-        int level = since < 0 ? 40 : since >= ramp_ms ? 180 : 40 + (int)(140 * since / ramp_ms);
+        int level = since < 0 ? 40 : swing ? (frames % 2 ? 60 : 180)
+                  : since >= ramp_ms ? 180 : 40 + (int)(140 * since / ramp_ms);
+        frames++;
         for (int y = 0; y < height; y++) {
             unsigned char *row = frame + (size_t)y * width * 2;
             for (int x = 0; x < width; x += 2) {

@@ -53,6 +53,12 @@ struct SnapCommand {
         Trace.mark("source opened")
         if let camera = source as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
+            if camera.warmUpSettled == false {
+                console.warning(
+                    "the picture from \(camera.deviceName) was still changing after "
+                        + "\(Units.duration(microseconds: camera.warmUpMicroseconds)) (\(camera.warmUpFrames + 1) frames); "
+                        + "taken as it was (a flickering light, a moving scene? --skip N takes a fixed number of frames)")
+            }
         }
         return try save(
             from: source, catalog: { try catalog ?? pendingCatalog?.value() ?? openCatalog() }, template: template,

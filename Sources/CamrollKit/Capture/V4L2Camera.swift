@@ -49,6 +49,8 @@ public final class V4L2Camera: FrameSource {
     /// (false: the warm-up's limit ended it; nil: `--skip N`, nothing measured).
     public private(set) var warmUpFrames = 0
     public private(set) var warmUpSettled: Bool?
+    /// From STREAMON to the first photo's frame, with the default warm-up.
+    public private(set) var warmUpMicroseconds = 0
     /// The frame the warm-up ended on, which the first `nextFrame()` hands out (the picture
     /// settled on it: waiting for another would cost a frame's time for nothing).
     private var settledFrame: Frame?
@@ -376,7 +378,8 @@ public final class V4L2Camera: FrameSource {
     /// libv4lconvert's output): only the frame kept is copied whole.
     private func warmUpUntilSettled() throws {
         var settling = ExposureSettling()
-        let deadline = monotonicMicroseconds() + ExposureSettling.maximumMicroseconds
+        let start = monotonicMicroseconds()
+        let deadline = start + ExposureSettling.maximumMicroseconds
         var measured = 0
         while true {
             let photo: Frame? = try dequeue { bytes, sequence, capturedAt in
@@ -416,6 +419,7 @@ public final class V4L2Camera: FrameSource {
             if let photo {
                 settledFrame = photo
                 warmUpFrames = measured - 1
+                warmUpMicroseconds = monotonicMicroseconds() - start
                 Trace.mark("warm-up: \(warmUpFrames) frames, \(warmUpSettled.map { $0 ? "settled" : "limit reached" } ?? "not measured")")
                 return
             }

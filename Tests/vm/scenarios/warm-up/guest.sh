@@ -5,11 +5,13 @@ modprobe v4l2loopback devices=2 video_nr=11,12 exclusive_caps=1,1 card_label=ram
 # The first camroll of a boot starts in about a second (its pages read, its code translated
 # for the first time), the next in a tenth of that: not the first, or the ramp is over first.
 camroll --version >/dev/null
-ramp() {  # ramp NAME CAMROLL-OPTIONS...: a fresh dark feeder, its ramp begun, then camroll
+ramp() {  # ramp NAME [swing | CAMROLL-OPTIONS...]: a fresh dark feeder, its ramp begun, then camroll
     name=$1
     shift
+    mode=
+    if [ "${1:-}" = swing ]; then mode=swing; shift; fi
     rm -f /tmp/go
-    ramp-feeder /dev/video11 640 480 /tmp/go 1200 2>"$OUT/feeder-$name.err" &
+    ramp-feeder /dev/video11 640 480 /tmp/go 1200 $mode 2>"$OUT/feeder-$name.err" &
     feeder=$!
     for _ in $(seq 1 50); do v4l2-ctl -d /dev/video11 --all 2>/dev/null | grep -q "Video Capture" && break; sleep 0.1; done
     touch /tmp/go
@@ -22,6 +24,7 @@ ramp() {  # ramp NAME CAMROLL-OPTIONS...: a fresh dark feeder, its ramp begun, t
 }
 ramp auto
 ramp fixed --skip 2
+ramp swing swing
 # vivid's colour bars (on-screen text off: every frame the same): settled on the third frame.
 CAMROLL_TRACE=1 camroll snap --json -d /dev/video0 -r 640x480 -f yuyv --set osd_text_mode=2 -o "$OUT/vivid.jpg" \
     --db "$OUT/catalog.sqlite3" >"$OUT/vivid.out" 2>"$OUT/vivid.err"

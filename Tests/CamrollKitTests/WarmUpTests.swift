@@ -103,3 +103,58 @@ import Testing
         #expect(FrameBrightness.level(ofJPEG: Array(jpeg[0..<(jpeg.count / 3)]), decoder: decoder) == nil)
     }
 }
+
+/// The warm-up's 1/8-scale decode of an MJPEG frame stands in for the full decode that checks a
+/// photo's frame: libjpeg reads every coefficient of the scan either way (scaling happens after
+/// the entropy decoding, where damage shows), so a frame one of them refuses, the other refuses.
+@Suite struct ScaledDecodeCheckTests {
+    @Test func aDamagedFrameFailsTheScaledDecodeExactlyWhenItFailsTheFullOne() throws {
+        let frame = try TestPattern(resolution: Resolution(width: 640, height: 480)).nextFrame()
+        let jpeg = try ImagePipeline(quality: 85, thumbnailBox: nil).jpeg(from: frame).bytes
+        let decoder = try JPEGDecoder()
+        // Where the entropy-coded data begins: after the SOS segment that follows the header's.
+        let sos = try #require(JPEGSegments.headerSegments(of: jpeg).last).range.upperBound
+        try #require(jpeg[sos] == 0xFF && jpeg[sos + 1] == 0xDA)
+        let scanStart = sos + 2 + (Int(jpeg[sos + 2]) << 8 | Int(jpeg[sos + 3]))
+        var generator = SplitMix64(seed: 0x5eed)
+        var refused = 0
+        for attempt in 0..<3000 {
+            var damaged = jpeg
+            switch attempt % 4 {
+            case 0:  // a few bytes of the scan changed
+                for _ in 0..<(1 + Int(generator.next() % 4)) {
+                    let at = scanStart + Int(generator.next() % UInt64(jpeg.count - 2 - scanStart))
+                    damaged[at] = UInt8(truncatingIfNeeded: generator.next())
+                }
+            case 1:  // one bit of the scan flipped: often still decodable, with other values
+                let at = scanStart + Int(generator.next() % UInt64(jpeg.count - 2 - scanStart))
+                damaged[at] ^= 1 << UInt8(generator.next() % 8)
+            case 2:  // cut short
+                damaged.removeLast(1 + Int(generator.next() % UInt64(jpeg.count - scanStart)))
+            default:  // a run of the scan zeroed
+                let at = scanStart + Int(generator.next() % UInt64(jpeg.count - 66 - scanStart))
+                for index in at..<(at + 64) { damaged[index] = 0 }
+            }
+            let full = (try? decoder.decodeRGB(damaged)) != nil
+            let scaled = FrameBrightness.level(ofJPEG: damaged, decoder: decoder) != nil
+            #expect(full == scaled, "attempt \(attempt): the full decode \(full ? "took" : "refused") it, the 1/8 one \(scaled ? "took" : "refused") it")
+            refused += full ? 0 : 1
+        }
+        // Both answers given often enough for the agreement to mean something (2863 refused, 137
+        // taken, when written).
+        #expect(refused > 1000 && refused < 2950, "\(refused) of 3000 refused")
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that a failure names an attempt that repeats.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

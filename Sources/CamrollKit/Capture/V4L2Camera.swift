@@ -414,6 +414,10 @@ public final class V4L2Camera: FrameSource {
                 }
                 warmUpSettled = level == nil ? nil : settled
                 guard let kept = try frame ?? makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
+                // An MJPEG frame whose brightness was read has been decoded (at 1/8, which reads
+                // every coefficient of its scan, as the full check would: ScaledDecodeCheckTests):
+                // the full decode would add time to the first photo and nothing else.
+                if kept.format == .mjpeg && level != nil { return kept }
                 return try isWhole(kept) ? kept : nil
             }
             if let photo {

@@ -373,9 +373,7 @@ public final class V4L2Camera: FrameSource {
     }
 
     /// The default warm-up: frames until their brightness holds steady (`ExposureSettling`), or
-    /// its limits; the frame it ends on is the first photo. A frame's brightness is read where
-    /// the driver put it (YUYV, RGB) or from what camroll makes of it (MJPEG decoded at 1/8,
-    /// libv4lconvert's output): only the frame kept is copied whole.
+    /// its limits; the frame it ends on is the first photo.
     private func warmUpUntilSettled() throws {
         var settling = ExposureSettling()
         let start = monotonicMicroseconds()
@@ -383,37 +381,18 @@ public final class V4L2Camera: FrameSource {
         var measured = 0
         while true {
             let photo: Frame? = try dequeue { bytes, sequence, capturedAt in
-                var frame: Frame?
-                var level: Double?
-                if format == .mjpeg || format == .jpeg || converter != nil {
-                    guard let made = try makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
-                    if made.format == .mjpeg {
-                        if let decoder {
-                            guard let decoded = FrameBrightness.level(ofJPEG: made.bytes, decoder: decoder) else {
-                                try countDrop("broken MJPEG frame: it does not decode")
-                                return nil
-                            }
-                            level = decoded
-                        }
-                    } else {
-                        level = made.bytes.withUnsafeBytes {
-                            FrameBrightness.level(
-                                format: made.format, bytes: $0, width: made.width, height: made.height, rowBytes: made.bytesPerLine)
-                        }
-                    }
-                    frame = made
-                } else {
-                    level = FrameBrightness.level(
-                        format: format, bytes: bytes, width: resolution.width, height: resolution.height, rowBytes: bytesPerLine)
-                }
+                guard let measurement = try measure(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
                 measured += 1
                 consecutiveBadFrames = 0
+                let level = measurement.level
                 let settled = level.map { settling.settled(afterFrameAt: $0) } ?? (measured > Self.blindWarmUp)
                 guard settled || measured >= ExposureSettling.maximumFrames || monotonicMicroseconds() >= deadline else {
                     return nil
                 }
                 warmUpSettled = level == nil ? nil : settled
-                guard let kept = try frame ?? makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
+                guard let kept = try measurement.frame ?? makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else {
+                    return nil
+                }
                 // An MJPEG frame whose brightness was read has been decoded (at 1/8, which reads
                 // every coefficient of its scan, as the full check would: ScaledDecodeCheckTests):
                 // the full decode would add time to the first photo and nothing else.
@@ -428,6 +407,33 @@ public final class V4L2Camera: FrameSource {
                 return
             }
         }
+    }
+
+    /// A warm-up frame's brightness (nil where it cannot be read), and the frame itself where
+    /// reading it meant making it; nil for a broken frame (dropped). Read where the driver put
+    /// it (YUYV, RGB: nothing copied), from libv4lconvert's output, or from an MJPEG frame decoded
+    /// at 1/8 scale.
+    private func measure(
+        _ bytes: UnsafeRawBufferPointer, sequence: Int, capturedAt: Date
+    ) throws -> (level: Double?, frame: Frame?)? {
+        guard format == .mjpeg || format == .jpeg || converter != nil else {
+            let level = FrameBrightness.level(
+                format: format, bytes: bytes, width: resolution.width, height: resolution.height, rowBytes: bytesPerLine)
+            return (level, nil)
+        }
+        guard let frame = try makeFrame(bytes, sequence: sequence, capturedAt: capturedAt) else { return nil }
+        guard frame.format == .mjpeg else {
+            let level = frame.bytes.withUnsafeBytes {
+                FrameBrightness.level(format: frame.format, bytes: $0, width: frame.width, height: frame.height, rowBytes: frame.bytesPerLine)
+            }
+            return (level, frame)
+        }
+        guard let decoder else { return (nil, frame) }
+        guard let level = FrameBrightness.level(ofJPEG: frame.bytes, decoder: decoder) else {
+            try countDrop("broken MJPEG frame: it does not decode")
+            return nil
+        }
+        return (level, frame)
     }
 
     private var consecutiveBadFrames = 0

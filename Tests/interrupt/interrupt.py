@@ -253,9 +253,10 @@ def main():
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--scenario", help="run only this one, e.g. 'start-up signal'")
     arguments = parser.parse_args()
-    # camroll leaves a signal it was started with ignored ignored (nohup's SIGHUP; SIGINT for a
-    # `cmd &` of a shell without job control), and this harness may itself be started so: its
-    # camrolls get the default dispositions, so that the signals it sends reach them.
+    # A signal a process is started with ignored (SIGINT, for a `cmd &` of a shell without job
+    # control) is discarded until camroll's signal thread takes it over, and camroll leaves SIGHUP
+    # ignored (nohup's way). This harness may itself be started so: its camrolls get the default
+    # dispositions, so that a signal sent in their first milliseconds reaches them.
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(number) == signal.SIG_IGN:
             signal.signal(number, signal.SIG_DFL)

@@ -30,10 +30,10 @@ public final class Cancellation: Sendable {
 /// thread takes them with `sigwaitinfo`. A signal that arrives before that thread runs stays
 /// pending and is taken as soon as it does: none is lost, however early.
 ///
-/// A signal the process was started with ignored stays ignored, as every Unix program that
-/// catches these leaves it: `nohup` starts a command with SIGHUP ignored so that it outlives the
-/// terminal, and a shell without job control starts a `cmd &` with SIGINT ignored so that the
-/// terminal's Ctrl-C does not reach it.
+/// SIGHUP the process was started with ignored stays ignored: that is how `nohup` asks for a
+/// command to outlive its terminal. SIGINT is taken even when it was started ignored, as a shell
+/// without job control starts every `cmd &` of a script: such a script's `kill -INT` is how it
+/// stops a run, and a run that ignored it would go on saving until the disk was full.
 ///
 /// What a signal does depends on what the process is doing:
 /// - outside a cancellable stretch (parsing, listing): exit at once, 130 or 143, as the default
@@ -53,9 +53,9 @@ public enum SignalWatcher {
     /// SIGHUP: the terminal went away (or someone asks for a stop): treated as SIGTERM is.
     /// SIGWINCH only counts window changes, for whatever draws to fit the terminal.
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGWINCH]
-    /// The handled signals the process was not started with ignored: read once, in `start()`,
-    /// before anything changes a disposition.
-    private static let watched: [Int32] = handled.filter { clinux_signal_is_ignored($0) == 0 }
+    /// The handled signals, but SIGHUP where the process was started with it ignored: read once,
+    /// in `start()`, before anything changes a disposition.
+    private static let watched: [Int32] = handled.filter { $0 != SIGHUP || clinux_signal_is_ignored($0) == 0 }
     private static let windowChangeCount = Atomic<Int>(0)
     /// Run before any exit a signal causes: gives the terminal back (raw mode, alternate
     /// screen) when a full-screen view has taken it.

@@ -33,7 +33,8 @@ public final class Cancellation: Sendable {
 /// SIGHUP the process was started with ignored stays ignored: that is how `nohup` asks for a
 /// command to outlive its terminal. SIGINT is taken even when it was started ignored, as a shell
 /// without job control starts every `cmd &` of a script: such a script's `kill -INT` is how it
-/// stops a run, and a run that ignored it would go on saving until the disk was full.
+/// stops a run, and a run that ignored it would go on saving until the disk was full. (Only a
+/// SIGINT that comes before `start()` is lost then: the kernel discards an ignored signal.)
 ///
 /// What a signal does depends on what the process is doing:
 /// - outside a cancellable stretch (parsing, listing): exit at once, 130 or 143, as the default

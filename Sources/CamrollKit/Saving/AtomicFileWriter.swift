@@ -474,7 +474,8 @@ public final class WriteGate: Sendable {
 
     public init() {}
 
-    /// Thrown to the writer once stopped; nobody sees it, the process exits first.
+    /// Thrown to the writer once stopped; the process exits soon after (the saver takes it for
+    /// the cancellation it is, should it get there first).
     struct Stopped: Error {}
 
     /// Creates the temporary file and records its name under the lock: `stop` either sees the

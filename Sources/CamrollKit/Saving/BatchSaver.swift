@@ -86,6 +86,10 @@ public final class BatchSaver: @unchecked Sendable {
             try saveAll(runID: runID, runUUID: runUUID, state: state)
         } catch is CancelledWhileWaiting {
             // Ctrl-C while waiting for a camera frame: a cancellation like any other.
+        } catch is WriteGate.Stopped {
+            // A second signal stopped the writers: its action closes the run as cancelled and
+            // ends the process. Until it does, this is a cancellation, not a failure: a `failed`
+            // closing from here could otherwise land after the action's, just before the exit.
         } catch {
             failure = Self.userError(error)
         }

@@ -30,7 +30,7 @@ struct ExposureSettling {
     static let maximumFrames = 60
     static let maximumMicroseconds = 2_000_000
 
-    private(set) var levels: [Double] = []
+    private var levels: [Double] = []
 
     /// How far apart the frames of a window may be at `level`: 2% of it, at least 2 levels.
     static func tolerance(at level: Double) -> Double { max(2, level * 0.02) }

@@ -12,3 +12,9 @@ pid_of() { eval "echo \$pid_$1"; }
 wait_for_files() {
     for _ in $(seq 1 300); do [ "$(ls "$1" 2>/dev/null | wc -l)" -ge "$2" ] && return; sleep 0.1; done
 }
+
+# wait_for_capture DEVICE: until a v4l2loopback DEVICE offers capture (at most 5 s): its feeder
+# has set the format.
+wait_for_capture() {
+    for _ in $(seq 1 50); do v4l2-ctl -d "$1" --all 2>/dev/null | grep -q "Video Capture" && return; sleep 0.1; done
+}

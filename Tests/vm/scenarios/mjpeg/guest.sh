@@ -1,11 +1,12 @@
 # An MJPEG camera (v4l2loopback, fed by mjpeg-feeder): frames with Huffman tables, without them
 # (as UVC cameras send them), and a broken one every other frame.
+. /scenarios/common.sh
 modprobe v4l2loopback video_nr=10 exclusive_caps=1 card_label=mjpeg-camera
 camroll snap -d pattern -r 640x480 --no-exif -o "$OUT/source.jpg" --db /tmp/source.sqlite3 --quiet
 for mode in keep strip mixed; do
     mjpeg-feeder /dev/video10 640 480 $mode "$OUT/source.jpg" 2>"$OUT/feeder-$mode.err" &
     feeder=$!
-    for _ in $(seq 1 50); do v4l2-ctl -d /dev/video10 --all 2>/dev/null | grep -q "Video Capture" && break; sleep 0.1; done
+    wait_for_capture /dev/video10
     [ $mode = keep ] && camroll formats -d /dev/video10 >"$OUT/formats.out" 2>&1
     camroll snap -d /dev/video10 --frames 4 -o "$OUT/$mode/{seq}.jpg" --db "$OUT/catalog.sqlite3" \
         >"$OUT/$mode.out" 2>"$OUT/$mode.err"

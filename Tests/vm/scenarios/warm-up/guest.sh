@@ -1,6 +1,7 @@
 # The default warm-up (`--skip auto`) against real drivers: a v4l2loopback camera whose picture
 # brightens for 1.2 s once the shot is asked for (ramp-feeder: level 40 → 180), and vivid, whose
 # picture is steady from its first frame.
+. /scenarios/common.sh
 modprobe v4l2loopback devices=2 video_nr=11,12 exclusive_caps=1,1 card_label=ramp-camera,mjpeg-camera
 # The first camroll of a boot starts in about a second (its pages read, its code translated
 # for the first time), the next in a tenth of that: not the first, or the ramp is over first.
@@ -13,7 +14,7 @@ ramp() {  # ramp NAME [swing | CAMROLL-OPTIONS...]: a fresh dark feeder, its ram
     rm -f /tmp/go
     ramp-feeder /dev/video11 640 480 /tmp/go 1200 $mode 2>"$OUT/feeder-$name.err" &
     feeder=$!
-    for _ in $(seq 1 50); do v4l2-ctl -d /dev/video11 --all 2>/dev/null | grep -q "Video Capture" && break; sleep 0.1; done
+    wait_for_capture /dev/video11
     touch /tmp/go
     sleep 0.1
     CAMROLL_TRACE=1 camroll snap --json -d /dev/video11 -o "$OUT/$name.jpg" --db "$OUT/catalog.sqlite3" "$@" \
@@ -38,7 +39,7 @@ echo $? >"$OUT/nv12.rc"
 camroll snap -d pattern -r 640x480 --no-exif -o /tmp/source.jpg --db /tmp/source.sqlite3 --quiet
 mjpeg-feeder /dev/video12 640 480 strip /tmp/source.jpg 2>"$OUT/feeder-mjpeg.err" &
 feeder=$!
-for _ in $(seq 1 50); do v4l2-ctl -d /dev/video12 --all 2>/dev/null | grep -q "Video Capture" && break; sleep 0.1; done
+wait_for_capture /dev/video12
 CAMROLL_TRACE=1 camroll snap --json -d /dev/video12 -o "$OUT/mjpeg.jpg" --db "$OUT/catalog.sqlite3" \
     >"$OUT/mjpeg.out" 2>"$OUT/mjpeg.err"
 echo $? >"$OUT/mjpeg.rc"

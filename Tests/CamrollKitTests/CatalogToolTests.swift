@@ -129,6 +129,58 @@ import Testing
         #expect(again.status == 66 && again.stderr.contains("nothing to delete"))
     }
 
+    /// Too many open files is this process's limit, not a damaged file: verify, verify --repair
+    /// and delete stop with the reason, report nothing corrupt, and change no row or file.
+    @Test func aFileLimitStopsTheChecksWithoutCallingAnyFileDamaged() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, [], count: 20).status == 0)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        var stoppedAt: [String: Int] = [:]
+        // From a limit under which not even the catalog opens to one under which all goes well.
+        for limit in 4...16 {
+            for command in [["verify", "--jobs", "4"], ["verify", "--repair"], ["delete", "--run", "1"]] {
+                let result = try CamrollBinary.run(
+                    command + ["--db", dir.file("c.sqlite3"), "--no-progress"], prefix: ["/usr/bin/prlimit", "--nofile=\(limit)"])
+                let done = command[0] == "delete" ? "deleted 20 file(s)" : "verified 20 files: 20 ok"
+                if result.status == 0 {
+                    #expect(result.stdout.contains(done), "\(limit) \(command): \(result.stdout)")
+                    if command[0] == "delete" { return #expect(dir.files(in: "out").isEmpty && stoppedAt.count == 3, "\(stoppedAt)") }
+                    continue
+                }
+                #expect([73, 74].contains(result.status), "\(limit) \(command): \(result.status) \(result.stderr)")
+                #expect(!result.stdout.contains("corrupt:") && !result.stdout.contains("kept"), "\(result.stdout)")
+                if result.stderr.hasPrefix("camroll: error: cannot read \(dir.file("out/"))"),
+                   result.stderr.contains("Too many open files\nRaise the limit on open files (ulimit -n)") {
+                    stoppedAt[command.joined(separator: " "), default: limit] = limit
+                }
+                #expect(dir.files(in: "out").count == 20)
+                #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 20)
+            }
+        }
+        Issue.record("no limit let delete finish: \(stoppedAt)")
+    }
+
+    /// A file this user may not read is not a damaged file either: exit 77, no row changed.
+    @Test func aFileThisUserCannotReadStopsTheChecksWithExit77() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, [], count: 5).status == 0)
+        // Root reads anything: the checks run as 'nobody' then, the catalog theirs to write.
+        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("c.sqlite3") {
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: dir.file("out/1.jpg"))
+        for command in [["verify"], ["verify", "--repair", "--jobs", "3"], ["delete", "--run", "1"]] {
+            let result = try CamrollBinary.run(command + ["--db", dir.file("c.sqlite3"), "--no-progress"], prefix: prefix)
+            #expect(result.status == 77, "\(command): \(result.status) \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.hasPrefix("camroll: error: cannot read \(dir.file("out/1.jpg")): Permission denied\n"))
+            #expect(!result.stdout.contains("corrupt:"), "\(result.stdout)")
+        }
+        #expect(dir.files(in: "out").count == 5)
+        #expect(try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves WHERE status = 'saved'") == 5)
+    }
+
     @Test func listShowAndStats() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, []).status == 0)

@@ -402,6 +402,17 @@ struct CatalogCommands {
             "SELECT 1 FROM saves WHERE path = ? AND id > ? AND status IN ('saved', 'missing', 'corrupt', 'deleting') LIMIT 1")
         var outcome: [(id: Int, status: String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        /// Before an error ends the delete: the rows of this batch already dealt with take their
+        /// outcome, the others go back to what they were.
+        func restoreBatch() {
+            try? catalog.database.transaction {
+                let restore = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
+                for row in outcome { try restore.bind(.text(row.status), .int(row.id)).run() }
+                for rest in batch where !outcome.contains(where: { $0.id == rest.id }) {
+                    try restore.bind(.text(rest.status), .int(rest.id)).run()
+                }
+            }
+        }
         for target in batch {
             // A row a stopped delete left `deleting` whose file is no longer what was saved: the
             // deletion is finished in the catalog and whatever is at the path now is left alone.
@@ -423,6 +434,10 @@ struct CatalogCommands {
                 outcome.append((target.id, keptStatus))
                 if target.status != "deleting" { tally.refused.append(target.path) }
                 continue
+            case .failure(.cannotRead(let error)):
+                // Not known to have changed, nor to be what was saved: neither deleted nor refused.
+                restoreBatch()
+                throw RegularFile.Problem.stopError(error, path: target.path)
             default:
                 guard force else {
                     outcome.append((target.id, keptStatus))
@@ -432,14 +447,7 @@ struct CatalogCommands {
             }
             if unlink(target.path) != 0 && errno != ENOENT {
                 let reason = SystemError("unlink").reason
-                // This batch's rows go back to what they were before the error is reported.
-                try? catalog.database.transaction {
-                    let restore = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
-                    for row in outcome { try restore.bind(.text(row.status), .int(row.id)).run() }
-                    for rest in batch where !outcome.contains(where: { $0.id == rest.id }) {
-                        try restore.bind(.text(rest.status), .int(rest.id)).run()
-                    }
-                }
+                restoreBatch()
                 throw CamrollError(.cannotCreate, "cannot delete \(target.path): \(reason)")
             }
             outcome.append((target.id, "deleted"))

@@ -72,8 +72,14 @@ public struct Repair {
         guard !rows.isEmpty else { return }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for row in rows {
-            if case .success(let (size, hash)) = Verifier.readFile(row.path, buffer: &buffer), size == row.bytes, hash == row.hash {
+            switch Verifier.readFile(row.path, buffer: &buffer) {
+            case .success(let (size, hash)) where size == row.bytes && hash == row.hash:
                 unlink(row.path)
+            case .failure(.cannotRead(let error)):
+                // Whether the file is still what was saved is unknown: the row stays `deleting`.
+                throw RegularFile.Problem.stopError(error, path: row.path)
+            default:
+                break
             }
         }
         try catalog.userErrors {

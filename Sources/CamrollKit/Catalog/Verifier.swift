@@ -125,7 +125,7 @@ public final class Verifier {
 
         var newStatus: [(Int, String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        let reads = readFiles(rows)
+        let reads = try readFiles(rows)
         report.cancelled = reads.count < rows.count
         for (index, row) in rows.prefix(reads.count).enumerated() {
             let outcome: Outcome
@@ -134,7 +134,7 @@ public final class Verifier {
             case .failure(.missing):
                 outcome = .missing
                 detail = "missing"
-            case .failure(let problem):
+            case .failure(let problem):  // (not `cannotRead`: `readFiles` throws that)
                 outcome = .corrupt
                 detail = problem.detail
             case .success(let (size, hash)):
@@ -203,13 +203,17 @@ public final class Verifier {
     }
 
     /// Every row's file read (size and hash), `jobs` at a time; the results of the rows before
-    /// the first one a cancellation left unread.
-    private func readFiles(_ rows: [Row]) -> [Result<(Int, String), RegularFile.Problem>] {
+    /// the first one a cancellation left unread. Throws, once every reader has stopped, when a
+    /// file could not be read for a reason of the process's (`RegularFile.Problem.cannotRead`):
+    /// no file is then reported damaged for it.
+    private func readFiles(_ rows: [Row]) throws -> [Result<(Int, String), RegularFile.Problem>] {
         final class Reads: @unchecked Sendable {
             let lock = Lock()
             var results: [Result<(Int, String), RegularFile.Problem>?]
             var done = 0
             var bytes = 0
+            /// The first file that could not be read for the process's reason, and why.
+            var stopped: (path: String, error: SystemError)?
             let progress: ((Int, Int, Int) -> Void)?
             init(count: Int, progress: ((Int, Int, Int) -> Void)?) {
                 results = Array(repeating: nil, count: count)
@@ -225,6 +229,14 @@ public final class Verifier {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < rows.count else { return }
                 let result = Self.readFile(rows[index].path, buffer: &buffer)
+                if case .failure(.cannotRead(let error)) = result {
+                    reads.lock.withLock {
+                        if reads.stopped == nil { reads.stopped = (rows[index].path, error) }
+                    }
+                    // The other readers find no row left to take.
+                    next.store(rows.count, ordering: .relaxed)
+                    return
+                }
                 reads.lock.withLock {
                     reads.results[index] = result
                     reads.done += 1
@@ -234,6 +246,7 @@ public final class Verifier {
             }
         }
         if jobs == 1 { work(0) } else { runOnThreads(jobs, work) }
+        if let stopped = reads.stopped { throw RegularFile.Problem.stopError(stopped.error, path: stopped.path, readers: jobs) }
         var results: [Result<(Int, String), RegularFile.Problem>] = []
         for result in reads.results {
             guard let result else { break }
@@ -460,7 +473,7 @@ public final class Verifier {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(.system(SystemError("read", path: path)))
+                return .failure(.from(SystemError("read", path: path)))
             }
             if count == 0 { break }
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }

@@ -8,12 +8,37 @@ enum RegularFile {
         /// A FIFO, a device, a directory, a socket or a symbolic link: never opened, never read.
         case notRegular(String)
         case system(SystemError)
+        /// The file could not be read for a reason of this process's or this user's (too many
+        /// open files, no memory, no permission): nothing is known about the file itself, and
+        /// every file after it would likely meet the same. A check stops here (`stopError`)
+        /// rather than report the file damaged.
+        case cannotRead(SystemError)
 
         var detail: String {
             switch self {
             case .missing: "missing"
             case .notRegular(let kind): "not a regular file (\(kind))"
-            case .system(let error): "unreadable: \(error.reason)"
+            case .system(let error), .cannotRead(let error): "unreadable: \(error.reason)"
+            }
+        }
+
+        /// `system` or `cannotRead`, as the errno says.
+        static func from(_ error: SystemError) -> Problem {
+            [EMFILE, ENFILE, ENOMEM, EACCES, EPERM].contains(error.errno) ? .cannotRead(error) : .system(error)
+        }
+
+        /// The error that ends a check which met `cannotRead`; `readers`: how many files it read
+        /// at once.
+        static func stopError(_ error: SystemError, path: String, readers: Int = 1) -> CamrollError {
+            switch error.errno {
+            case EACCES, EPERM:
+                CamrollError(.permissionDenied, "cannot read \(path): \(error.reason)",
+                             hint: "Run it as the user that saved the files, or give that user read access.")
+            case EMFILE, ENFILE:
+                CamrollError(.ioError, "cannot read \(path): \(error.reason)",
+                             hint: "Raise the limit on open files (ulimit -n)\(readers > 1 ? ", or read fewer files at once (--jobs)" : "").")
+            default:
+                CamrollError(.ioError, "cannot read \(path): \(error.reason)")
             }
         }
     }
@@ -26,14 +51,14 @@ enum RegularFile {
             switch errno {
             case ENOENT: return .failure(.missing)
             case ELOOP: return .failure(.notRegular("a symbolic link"))
-            default: return .failure(.system(SystemError("open", path: path)))
+            default: return .failure(.from(SystemError("open", path: path)))
             }
         }
         var status = stat()
         guard fstat(fd, &status) == 0 else {
             let error = SystemError("fstat", path: path)
             close(fd)
-            return .failure(.system(error))
+            return .failure(.from(error))
         }
         let type = status.st_mode & S_IFMT
         guard type == S_IFREG else {

@@ -105,6 +105,42 @@ import Testing
         #expect(try catalog.rows("SELECT seq FROM saves ORDER BY seq", columns: 1).map { $0[0] } == (1...10).map { String($0) })
     }
 
+    /// A repair that cannot list a killed run's directory, or remove its temporary file, stops
+    /// and leaves the run open: closed without them, its last files would stay unrecorded for
+    /// good. The user who can then finishes it.
+    @Test func aRepairThatCannotReadTheRunsDirectoryLeavesTheRunOpen() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, []).status == 0)
+        // A killed run, reconstructed: its row still says running, its pid is gone, its last two
+        // files have no row and the file it was writing is under its temporary name.
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646")
+        try database.execute("DELETE FROM saves WHERE seq > 8")
+        try Data("cut".utf8).write(to: URL(fileURLWithPath: dir.file("out/.11.jpg.camroll-2147483646-0123456789ab.tmp")))
+        // Root reads anything: the first repairs run as 'nobody' then, the catalog theirs to write.
+        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("c.sqlite3") {
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        for (mode, error) in [(0o000, "cannot read \(dir.file("out")): Permission denied"),
+                              (0o555, "cannot remove the temporary file \(dir.file("out/.11.jpg"))")] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: dir.file("out"))
+            let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")], prefix: prefix)
+            #expect(repair.status == 77 && repair.stderr.hasPrefix("camroll: error: \(error)"), "\(repair.status) \(repair.stderr)")
+            #expect(try catalog.text("SELECT status FROM runs") == "running")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.file("out"))
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        // (The files may have been recorded by the repair that could list them but not remove.)
+        #expect(repair.stdout.contains("1 interrupted run(s) closed, "), "\(repair.stdout)")
+        #expect(repair.stdout.contains(" 1 temporary file(s) removed"), "\(repair.stdout)")
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 10)
+        #expect(dir.files(in: "out").count == 10)
+    }
+
     @Test func deleteRemovesFilesAndMarksRowsTogether() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["--stamp"]).status == 0)

@@ -99,16 +99,28 @@ public struct Repair {
         let captures = try catalog.userErrors { try self.captures(of: run.id) }
         let recorded = try catalog.userErrors { try self.recordedPaths(of: run.id) }
 
-        for path in Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory) {
+        for path in try Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory) {
             let name = PathText.lastComponent(of: path)
             if name.firstMatch(of: temporaryPattern) != nil {
-                if unlink(path) == 0 { result.temporaryFilesRemoved += 1 }
+                if unlink(path) == 0 {
+                    result.temporaryFilesRemoved += 1
+                } else if errno != ENOENT {
+                    // The run stays open, so that a repair that can remove it still will.
+                    let error = SystemError("unlink", path: path)
+                    throw CamrollError(error.errno == EACCES || error.errno == EPERM ? .permissionDenied : .ioError,
+                                       "cannot remove the temporary file \(path): \(error.reason)")
+                }
                 continue
             }
-            guard !recorded.contains(path),
-                  let match = path.firstMatch(of: pattern),
-                  let bytes = RegularFile.contents(path, limit: Self.largestAdoptedFile)
-            else { continue }
+            guard !recorded.contains(path), let match = path.firstMatch(of: pattern) else { continue }
+            let bytes: [UInt8]
+            switch RegularFile.read(path, limit: Self.largestAdoptedFile) {
+            case .success(let read): bytes = read
+            case .failure(.cannotRead(let error)):
+                // Not known to be the run's or not: the run stays open for a repair that can read it.
+                throw RegularFile.Problem.stopError(error, path: path)
+            case .failure: continue
+            }
             guard let (captureID, commentSeq) = identify(bytes, run: run, captures: captures) else { continue }
             var seq = commentSeq ?? 0
             if match.output.count > 1, let digits = match.output[1].substring, let number = Int(digits) {
@@ -156,9 +168,20 @@ public struct Repair {
         return paths
     }
 
-    /// Regular files `depth` directory levels below `directory`.
-    static func files(under directory: String, depth: Int) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+    /// Regular files `depth` directory levels below `directory` (none where it is gone). Throws
+    /// when a directory cannot be listed for the process's reason (no permission, too many open
+    /// files): a run closed without its last files would keep them unrecorded for good.
+    static func files(under directory: String, depth: Int) throws -> [String] {
+        guard let stream = opendir(directory) else {
+            if errno == ENOENT || errno == ENOTDIR { return [] }
+            throw RegularFile.Problem.stopError(SystemError("opendir", path: directory), path: directory)
+        }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        closedir(stream)
         var result: [String] = []
         for name in names {
             let path = directory == "/" ? "/" + name : directory + "/" + name
@@ -166,7 +189,7 @@ public struct Repair {
             guard lstat(path, &status) == 0 else { continue }
             let isDirectory = (status.st_mode & S_IFMT) == S_IFDIR
             if depth == 0 && (status.st_mode & S_IFMT) == S_IFREG { result.append(path) }
-            if depth > 0 && isDirectory { result += files(under: path, depth: depth - 1) }
+            if depth > 0 && isDirectory { result += try files(under: path, depth: depth - 1) }
         }
         return result
     }

@@ -13,11 +13,14 @@ enum RegularFile {
         /// every file after it would likely meet the same. A check stops here (`stopError`)
         /// rather than report the file damaged.
         case cannotRead(SystemError)
+        /// Over the size the caller takes (`read(_:limit:)`).
+        case tooLarge
 
         var detail: String {
             switch self {
             case .missing: "missing"
             case .notRegular(let kind): "not a regular file (\(kind))"
+            case .tooLarge: "too large"
             case .system(let error), .cannotRead(let error): "unreadable: \(error.reason)"
             }
         }
@@ -72,19 +75,31 @@ enum RegularFile {
 
     /// The whole file, if it is a regular file of at most `limit` bytes.
     static func contents(_ path: String, limit: Int) -> [UInt8]? {
-        guard case .success(let fd) = open(path) else { return nil }
+        try? read(path, limit: limit).get()
+    }
+
+    /// The whole file if it is a regular file of at most `limit` bytes; otherwise why not.
+    static func read(_ path: String, limit: Int) -> Result<[UInt8], Problem> {
+        let fd: Int32
+        switch open(path) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let opened): fd = opened
+        }
         defer { close(fd) }
         var status = stat()
-        guard fstat(fd, &status) == 0, Int(status.st_size) <= limit else { return nil }
+        guard fstat(fd, &status) == 0 else { return .failure(.from(SystemError("fstat", path: path))) }
+        guard Int(status.st_size) <= limit else { return .failure(.tooLarge) }
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
             if count < 0 && errno == EINTR { continue }
-            if count <= 0 { break }
+            if count < 0 { return .failure(.from(SystemError("read", path: path))) }
+            // Shorter than its size said: cut while being read, not the whole file.
+            if count == 0 { return .failure(.system(SystemError("read", path: path, errno: EIO))) }
             offset += count
         }
-        return offset == bytes.count ? bytes : nil
+        return .success(bytes)
     }
 
     /// The file's modification time, whatever it is (before year 1, after 9999: `Timestamp` clamps).

@@ -89,6 +89,13 @@ import Testing
         #expect { try OutputTemplate(text) } throws: { ($0 as? CamrollError)?.exitCode == .usage }
     }
 
+    @Test func aSeqNumberOutOfRangeNamesTheRange() {
+        for (text, range) in [("/d/{seq:0}", "width in '{seq:0}' must be from 1 to 18"), ("/d/{seq:19}", "from 1 to 18"),
+                              ("/d/{seq/1}", "group size in '{seq/1}' must be from 2 to 1000000000")] {
+            #expect { try OutputTemplate(text) } throws: { ($0 as? CamrollError)?.message.hasSuffix(range) == true }
+        }
+    }
+
     @Test func templateKnowsWhetherSavesGetDistinctNames() throws {
         #expect(try OutputTemplate("/a/{seq}.jpg").namesEachSave)
         #expect(try OutputTemplate("/a/{uuid}.jpg").namesEachSave)

@@ -32,7 +32,7 @@ struct PickCommand {
         let console = Console(colorMode: options.global.color, environment: environment)
         var snap = SnapCommand(options: options, environment: environment, arguments: arguments)
         snap.live = true
-        let template = try snap.outputTemplate()
+        let template = try snap.outputTemplate(console: console)
         // Chafa is loaded (and the terminal's abilities read) before the camera is opened, so
         // that a missing library costs no camera time.
         let painter = try TerminalPainter(

@@ -20,7 +20,7 @@ struct SnapCommand {
                 "-o - sends the JPEG to standard output, which is a terminal here",
                 hint: "Redirect it: camroll -o - > photo.jpg, or camroll -o - | display")
         }
-        let template = try outputTemplate()
+        let template = try outputTemplate(console: console)
 
         // A URL source needs the catalog (its `sources` row) before anything else. For a camera,
         // the catalog opens on another thread meanwhile: opening, negotiating and the warm-up
@@ -65,13 +65,17 @@ struct SnapCommand {
             console: console, cancellation: cancellation)
     }
 
-    /// The output template, checked: as the user typed it for messages, made absolute for use.
-    func outputTemplate() throws -> OutputTemplate {
+    /// The output template, checked: as the user typed it for messages, made absolute for use; a
+    /// name that would call the JPEG another format is warned of on `console`.
+    func outputTemplate(console: Console) throws -> OutputTemplate {
         if options.toStandardOutput { return try OutputTemplate(OutputTemplate.standardOutput) }
         let templateText = try options.output.map { try UserDirectories.expandingTilde($0, environment: environment) }
             ?? OutputTemplate.defaultText(environment: environment)
         _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
         let template = try OutputTemplate(AbsolutePath.resolve(templateText))
+        if let ext = template.otherPictureExtension, !options.global.quiet {
+            console.warning("the photos are JPEG files: names ending in '.\(ext)' will mislead (name them .jpg)")
+        }
         if let path = template.fixedPath, Directories.isDirectory(path) {
             // As a name ending in '/' is (OutputTemplate.init); saving would only fail later.
             throw CamrollError.usage("output template '\(templateText)' names a directory, not a file",

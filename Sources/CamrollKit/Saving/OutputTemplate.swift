@@ -26,6 +26,20 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
         try UserDirectories.pictures(environment: environment) + "/camroll/{date}_{time}_{seq}.jpg"
     }
 
+    /// The extension of the names, when it is that of another picture format (`.png`, `.webp`…):
+    /// camroll writes JPEG whatever the name, so such a name would tell a viewer or a script
+    /// something false about the file. Nil for `.jpg`, `.jpeg`, none or anything else.
+    public var otherPictureExtension: String? {
+        guard case .literal(let last)? = pieces.last, let dot = last.lastIndex(of: "."),
+              !last[dot...].contains("/") else { return nil }
+        let ext = String(last[last.index(after: dot)...])
+        return Self.otherPictureExtensions.contains(ext.lowercased()) ? ext : nil
+    }
+
+    static let otherPictureExtensions: Set<String> = [
+        "png", "gif", "webp", "bmp", "tif", "tiff", "heic", "heif", "avif", "jxl", "ppm", "pgm", "pnm", "raw", "dng", "svg",
+    ]
+
     public init(_ text: String) throws {
         guard !text.isEmpty else { throw CamrollError.usage("the output template is empty") }
         guard !text.hasSuffix("/") else {
@@ -90,6 +104,13 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             }
             if name.hasPrefix("seq/"), let size = Int(name.dropFirst(4)), (2...1_000_000_000).contains(size) {
                 return .seqGroup(size: size)
+            }
+            // The right token with a number out of its range: say which range.
+            if name.hasPrefix("seq:"), Int(name.dropFirst(4)) != nil {
+                throw CamrollError.usage("output template '\(text)': the width in '{\(name)}' must be from 1 to 18")
+            }
+            if name.hasPrefix("seq/"), Int(name.dropFirst(4)) != nil {
+                throw CamrollError.usage("output template '\(text)': the group size in '{\(name)}' must be from 2 to 1000000000")
             }
             throw CamrollError.usage(
                 "output template '\(text)' has an unknown token '{\(name)}'",

@@ -20,6 +20,7 @@ import Testing
         Case(arguments: ["--bogus"], status: 64, message: "unknown option '--bogus'"),
         Case(arguments: ["stray"], status: 64, message: "unknown command 'stray'"),
         Case(arguments: ["snap", "stray"], status: 64, message: "unexpected argument 'stray'"),
+        Case(arguments: ["--db", "/tmp/c.sqlite3", "list"], status: 64, message: "'list' is a command: it comes before the options"),
         Case(arguments: ["-r", "640"], status: 64, message: "invalid resolution '640'"),
         Case(arguments: ["-r", "641x480"], status: 64, message: "the width must be even"),
         Case(arguments: ["-q", "0"], status: 64, message: "invalid value '0' for '-q'"),

@@ -84,7 +84,14 @@ public struct SnapOptions: Sendable {
         var countGiven = false
         while let parsed = try scanner.next(in: command) {
             guard case .option(let option, let given, let typed) = parsed else {
-                if case .positional(let word) = parsed { throw scanner.usageError("unexpected argument '\(word)'") }
+                if case .positional(let word) = parsed {
+                    // `camroll --db x.db list`: the options were taken as snap's, the command came too late.
+                    if CommandLineTool.subcommands.contains(word) && word != command.name {
+                        throw CamrollError.usage("'\(word)' is a command: it comes before the options",
+                                                 hint: "Put it first: camroll \(word) [options]; see 'camroll \(word) --help'.")
+                    }
+                    throw scanner.usageError("unexpected argument '\(word)'")
+                }
                 continue
             }
             if try options.global.apply(option, value: given, scanner) { continue }

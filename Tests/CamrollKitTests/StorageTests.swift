@@ -434,6 +434,24 @@ extension StorageTests {
         } && FileManager.default.fileExists(atPath: "/dev/fuse")
     }
 
+    /// Runs `body` with an exFAT file system of `megabytes` (made with `mkfs` options) mounted
+    /// through FUSE at `dir/card`; unmounted after.
+    static func withExFATCard(_ dir: TemporaryDirectory, megabytes: Int, mkfs options: [String] = [],
+                              _ body: (_ card: String) throws -> Void) throws {
+        let image = dir.file("card.img"), card = dir.file("card")
+        try FileManager.default.createDirectory(atPath: card, withIntermediateDirectories: false)
+        try #require(FileManager.default.createFile(atPath: image, contents: nil) && truncate(image, off_t(megabytes) << 20) == 0)
+        try #require(try CamrollBinary.runProgram(["/usr/sbin/mkfs.exfat"] + options + [image]).status == 0)
+        let loop = try CamrollBinary.runProgram(["/usr/sbin/losetup", "-f", "--show", image])
+        try #require(loop.status == 0, "\(loop.stderr)")
+        let device = loop.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = try? CamrollBinary.runProgram(["/usr/sbin/losetup", "-d", device]) }
+        let mounted = try Daemon.run(["/usr/sbin/mount.exfat-fuse", device, card], output: dir.file("mount.log"))
+        try #require(mounted.status == 0, "\(mounted.output)")
+        defer { _ = try? CamrollBinary.runProgram(["/bin/umount", card]) }
+        try body(card)
+    }
+
     /// An exFAT card through FUSE (exfat-fuse), a real file system that has neither
     /// RENAME_NOREPLACE nor hard links: every save once failed there with "rename: Operation
     /// not permitted". Now names are looked up and then renamed over, and what camroll promises
@@ -442,17 +460,34 @@ extension StorageTests {
     @Test(.enabled(if: exfatThroughFUSE, "needs root, exfatprogs, exfat-fuse, a loop device and /dev/fuse"))
     func anExFATCardThroughFUSEKeepsEveryPromise() throws {
         let dir = try TemporaryDirectory()
-        let image = dir.file("card.img"), card = dir.file("card")
-        try FileManager.default.createDirectory(atPath: card, withIntermediateDirectories: false)
-        try #require(FileManager.default.createFile(atPath: image, contents: nil) && truncate(image, 24 << 20) == 0)
-        try #require(try CamrollBinary.runProgram(["/usr/sbin/mkfs.exfat", image]).status == 0)
-        let loop = try CamrollBinary.runProgram(["/usr/sbin/losetup", "-f", "--show", image])
-        try #require(loop.status == 0, "\(loop.stderr)")
-        let device = loop.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        defer { _ = try? CamrollBinary.runProgram(["/usr/sbin/losetup", "-d", device]) }
-        let mounted = try Daemon.run(["/usr/sbin/mount.exfat-fuse", device, card], output: dir.file("mount.log"))
-        try #require(mounted.status == 0, "\(mounted.output)")
-        defer { _ = try? CamrollBinary.runProgram(["/bin/umount", card]) }
+        try Self.withExFATCard(dir, megabytes: 24) { card in try exFATCardKeepsEveryPromise(dir, card: card) }
+    }
+
+    /// A fill in a directory of every 3 photos on exFAT with 32 KB clusters, where a photo and a
+    /// directory take a cluster each: it ends when a new directory (below the card's root, where
+    /// exfat-fuse finds one a cluster) finds none left — the card is full, the fill done (it was
+    /// "cannot create directory", exit 73).
+    @Test(.enabled(if: exfatThroughFUSE, "needs root, exfatprogs, exfat-fuse, a loop device and /dev/fuse"))
+    func aFillThatEndsAtANewDirectoryHasFilledTheCard() throws {
+        let dir = try TemporaryDirectory()
+        try Self.withExFATCard(dir, megabytes: 20, mkfs: ["-c", "32K"]) { card in
+            let db = ["--db", dir.file("c.sqlite3")]
+            // -n bounds the fill (~430 photos fill the card) should the card not be mounted after all.
+            let fill = try CamrollBinary.run(["-d", "pattern", "--fill", "-n", "2000", "-o", card + "/fill/{seq/3}/{seq}.jpg"] + db)
+            #expect(fill.status == 0 && fill.stdout.hasPrefix("filled "), "\(fill.stdout)\(fill.stderr)")
+            let saved = try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves WHERE status = 'saved'")
+            let files = try FileManager.default.subpathsOfDirectory(atPath: card)
+            #expect(files.filter { $0.hasSuffix(".jpg") }.count == saved && saved > 300, "rows \(saved)")
+            #expect(saved % 3 == 0, "the fill ended inside a directory, not at a new one: this no longer tests that")
+            #expect(!files.contains { $0.hasSuffix(".tmp") })
+            var info = statvfs()
+            #expect(statvfs(card, &info) == 0 && info.f_bavail == 0)
+            let verify = try CamrollBinary.run(["verify"] + db)
+            #expect(verify.status == 0 && verify.stdout.contains("verified \(saved) files: \(saved) ok"), "\(verify.stdout)")
+        }
+    }
+
+    private func exFATCardKeepsEveryPromise(_ dir: TemporaryDirectory, card: String) throws {
         let db = ["--db", dir.file("c.sqlite3")]
 
         // The trace says which way the saves went into place: neither the flag nor hard links here.

@@ -149,7 +149,7 @@ public final class AtomicFileWriter {
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) ?? path.startIndex
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
         let name = path[path.utf8.index(after: slash)...]
-        try prepare(directory: directory)
+        try prepare(directory: directory, saving: path)
         let directoryFD = self.directoryFD
 
         var temporary = Self.temporaryName(for: name)
@@ -166,7 +166,9 @@ public final class AtomicFileWriter {
                     .cannotCreate, "cannot save \(path): the file system refuses '\(refused)' in a name",
                     hint: "FAT and exFAT (most SD cards and USB sticks) refuse \\ : * ? \" < > | in names; change -o.")
             }
-            if openErrno == ENOSPC, let error = noRoomForName(path: path, directory: directory, bytes: pieces) { throw error }
+            if openErrno == ENOSPC, let error = Self.noRoomForName(path: path, directory: directory, directoryFD: directoryFD, bytes: pieces) {
+                throw error
+            }
             // The temporary name is ours, not the user's: the message names the directory.
             throw Self.userError(SystemError("cannot create a file in \(directory)", errno: openErrno), path: path)
         }
@@ -216,7 +218,7 @@ public final class AtomicFileWriter {
                     throw CamrollError(.cannotCreate, "cannot save \(targetPath): a directory has that name")
                 }
                 // vfat writes the new name's entries before it drops the old ones.
-                if code == ENOSPC, let error = noRoomForName(path: targetPath, directory: directory, bytes: []) {
+                if code == ENOSPC, let error = Self.noRoomForName(path: targetPath, directory: directory, directoryFD: directoryFD, bytes: []) {
                     throw error
                 }
                 throw Self.userError(SystemError("rename", path: targetPath, errno: code), path: targetPath)
@@ -232,8 +234,10 @@ public final class AtomicFileWriter {
     /// (FAT16's root holds 512, any FAT directory 65 536, a long name taking several) with space
     /// still free. Then that is said, as "cannot create" (73), which does not end a fill as a
     /// full file system does: a fill that stopped there would claim a capacity it never reached.
-    /// nil when the space is what ran out.
-    private func noRoomForName(path: String, directory: String, bytes pieces: [UnsafeRawBufferPointer]) -> CamrollError? {
+    /// nil when the space is what ran out. `directoryFD`: `directory`, open.
+    private static func noRoomForName(
+        path: String, directory: String, directoryFD: Int32, bytes pieces: [UnsafeRawBufferPointer]
+    ) -> CamrollError? {
         var info = statvfs()
         guard fstatvfs(directoryFD, &info) == 0 else { return nil }
         let block = Int(info.f_frsize)
@@ -395,15 +399,28 @@ public final class AtomicFileWriter {
         }
     }
 
-    private func prepare(directory: String) throws {
+    /// Makes `directory` (and its missing parents) ready for saves, the first of them `path`.
+    private func prepare(directory: String, saving path: String) throws {
         guard directory != preparedDirectory else { return }
         directWorks = nil
         noReplace = .unknown
         do {
             try Directories.create(directory)
         } catch let error as SystemError {
-            throw CamrollError(
-                .cannotCreate, "cannot create directory \(error.path ?? directory): \(error.reason)")
+            let failed = error.path ?? directory
+            if error.errno == ENOSPC || error.errno == EDQUOT {
+                // A new directory (`{seq/1000}`) takes space too, a whole cluster on FAT: no space
+                // for it ends a fill as no space for a file does. No inode or name left does not.
+                let parent = PathText.directory(of: failed)
+                let parentFD = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                defer { if parentFD >= 0 { close(parentFD) } }
+                if error.errno == ENOSPC, parentFD >= 0,
+                   let noRoom = Self.noRoomForName(path: path, directory: parent, directoryFD: parentFD, bytes: []) {
+                    throw noRoom
+                }
+                throw Self.userError(error, path: path)
+            }
+            throw CamrollError(error.outputExitCode, "cannot create directory \(failed): \(error.reason)")
         }
         if access(directory, W_OK) != 0 {
             throw CamrollError(.cannotCreate, "cannot write to directory \(directory): \(SystemError("access").reason)")
@@ -411,7 +428,8 @@ public final class AtomicFileWriter {
         if directoryFD >= 0 { close(directoryFD) }
         directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directoryFD < 0 {
-            throw CamrollError(.cannotCreate, "cannot open directory \(directory): \(SystemError("open").reason)")
+            let error = SystemError("open", path: directory)
+            throw CamrollError(error.outputExitCode, "cannot open directory \(directory): \(error.reason)")
         }
         preparedDirectory = directory
     }

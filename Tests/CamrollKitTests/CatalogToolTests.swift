@@ -141,6 +141,32 @@ import Testing
         #expect(dir.files(in: "out").count == 10)
     }
 
+    /// A stopped delete's row stays `deleting` while its file cannot be removed (a directory
+    /// this user may not write): marked `deleted` with the file still there, the catalog and the
+    /// disk would disagree for good. The user who can then finishes it.
+    @Test func aStoppedDeleteIsFinishedOnlyWhenItsFileCanBeRemoved() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, [], count: 3).status == 0)
+        try Database(path: dir.file("c.sqlite3")).execute("UPDATE saves SET status = 'deleting' WHERE seq = 2")
+        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("c.sqlite3") {
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: dir.file("out"))
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let refused = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")], prefix: prefix)
+        #expect(refused.status == 77 && refused.stderr.hasPrefix("camroll: error: cannot remove \(dir.file("out/2.jpg")): Permission denied"),
+                "\(refused.status) \(refused.stderr)")
+        #expect(try catalog.text("SELECT status FROM saves WHERE seq = 2") == "deleting")
+        #expect(FileManager.default.fileExists(atPath: dir.file("out/2.jpg")))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir.file("out"))
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(try catalog.text("SELECT status FROM saves WHERE seq = 2") == "deleted")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/2.jpg")))
+    }
+
     @Test func deleteRemovesFilesAndMarksRowsTogether() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["--stamp"]).status == 0)

@@ -74,7 +74,10 @@ public struct Repair {
         for row in rows {
             switch Verifier.readFile(row.path, buffer: &buffer) {
             case .success(let (size, hash)) where size == row.bytes && hash == row.hash:
-                unlink(row.path)
+                if unlink(row.path) != 0 && errno != ENOENT {
+                    // Still there: the row stays `deleting`, for a repair that can remove it.
+                    throw Self.cannotRemove(SystemError("unlink", path: row.path))
+                }
             case .failure(.cannotRead(let error)):
                 // Whether the file is still what was saved is unknown: the row stays `deleting`.
                 throw RegularFile.Problem.stopError(error, path: row.path)
@@ -106,9 +109,7 @@ public struct Repair {
                     result.temporaryFilesRemoved += 1
                 } else if errno != ENOENT {
                     // The run stays open, so that a repair that can remove it still will.
-                    let error = SystemError("unlink", path: path)
-                    throw CamrollError(error.errno == EACCES || error.errno == EPERM ? .permissionDenied : .ioError,
-                                       "cannot remove the temporary file \(path): \(error.reason)")
+                    throw Self.cannotRemove(SystemError("unlink", path: path), temporary: true)
                 }
                 continue
             }
@@ -166,6 +167,12 @@ public struct Repair {
         var paths = Set<String>()
         while try statement.step() { if let path = statement.text(0) { paths.insert(path) } }
         return paths
+    }
+
+    /// A file repair must remove and cannot: it stops there, what it was finishing left open.
+    static func cannotRemove(_ error: SystemError, temporary: Bool = false) -> CamrollError {
+        CamrollError(error.errno == EACCES || error.errno == EPERM ? .permissionDenied : .ioError,
+                     "cannot remove \(temporary ? "the temporary file " : "")\(error.path ?? ""): \(error.reason)")
     }
 
     /// Regular files `depth` directory levels below `directory` (none where it is gone). Throws

@@ -37,6 +37,7 @@ import Testing
         #expect(result.stdout.contains("verified 500 files: 497 ok, 1 corrupt, 1 missing, 1 aliased"), "\(result.stdout)")
         #expect(result.stdout.contains("corrupt: \(dir.file("out/100.jpg"))"))
         #expect(result.stdout.contains("missing: \(dir.file("out/200.jpg"))"))
+        #expect(!result.stdout.contains("directories that are gone"))
         #expect(result.stdout.contains("aliased: \(dir.file("out/400.jpg")): holds the content of \(dir.file("out/300.jpg"))"))
 
         let json = try CamrollBinary.run(["verify", "--json", "--db", dir.file("c.sqlite3")])
@@ -53,6 +54,20 @@ import Testing
         // A path given alone is checked alone.
         let one = try CamrollBinary.run(["verify", dir.file("out/001.jpg"), "--db", dir.file("c.sqlite3")])
         #expect(one.status == 0 && one.stdout.contains("verified 1 files: 1 ok"))
+    }
+
+    /// Files missing with their directory (a card not mounted): said so, beside the files.
+    @Test func filesMissingWithTheirDirectoryAskWhetherTheCardIsMounted() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, [], count: 5).status == 0)
+        try FileManager.default.moveItem(atPath: dir.file("out"), toPath: dir.file("elsewhere"))
+        let result = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 1 && result.stdout.contains("0 ok, 0 corrupt, 5 missing"), "\(result.stdout)")
+        #expect(result.stdout.contains("\nmissing files were in directories that are gone (\(dir.file("out"))): "
+                                       + "is the card or share they are on mounted?\n"), "\(result.stdout)")
+        let json = try CamrollBinary.run(["verify", "--json", "--db", dir.file("c.sqlite3")])
+        let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(summary["gone_directories"] as? [String] == [dir.file("out")])
     }
 
     @Test(arguments: 1...10)

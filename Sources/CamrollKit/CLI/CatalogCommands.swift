@@ -282,6 +282,7 @@ struct CatalogCommands {
                 "corrupted_bytes": report.bytes[.corrupt] ?? 0, "overwritten_bytes": report.bytes[.aliased] ?? 0,
             ]
             if let capacity = report.estimatedCapacity { object["estimated_capacity_bytes"] = capacity }
+            object["gone_directories"] = report.goneDirectories
             object["interrupted_runs"] = interrupted
             if let repaired = report.repair {
                 object["repaired"] = ["runs_closed": repaired.runsClosed, "files_adopted": repaired.filesAdopted,
@@ -304,6 +305,10 @@ struct CatalogCommands {
             if let capacity = report.estimatedCapacity {
                 text += "the device wraps around every \(Units.bytes(capacity)): \(report.wrapDistances.count) file(s) hold data "
                     + "written that far after them, so it holds about \(Units.bytes(capacity)), not what it claims (a fake-capacity device?)\n"
+            }
+            if let first = report.goneDirectories.first {
+                let more = report.goneDirectories.count > 1 ? " and \(report.goneDirectories.count - 1) more" : ""
+                text += "missing files were in directories that are gone (\(first)\(more)): is the card or share they are on mounted?\n"
             }
             for run in interrupted {
                 text += "interrupted: run \(run) did not finish (its process ended without closing it); files it saved "

@@ -41,6 +41,9 @@ public final class Verifier {
         /// two were written, in bytes of the run's data — the distance at which the device wraps
         /// around, which is its real capacity (less what the file system keeps between them).
         public var wrapDistances: [Int] = []
+        /// The directories of missing files that are gone themselves: more likely a card or a
+        /// share not mounted than files lost one by one.
+        public var goneDirectories: [String] = []
 
         /// The real capacity of a device that wraps around, from the overwritten files: the
         /// median distance. Nil when nothing was found overwritten by a later save.
@@ -189,6 +192,8 @@ public final class Verifier {
                 report.problems[problem].detail = "holds save \(source.seq)'s bytes from byte \(source.from)"
             }
         }
+        let missingFrom = Set(report.problems.filter { $0.outcome == .missing }.map { PathText.directory(of: $0.path) })
+        report.goneDirectories = missingFrom.filter { !Directories.isDirectory($0) }.sorted()
         if repair && !newStatus.isEmpty {
             try catalog.userErrors {
                 try catalog.database.transaction {

@@ -101,6 +101,35 @@ import Testing
         #expect(verify.status == 0 && verify.stdout.contains("verified \(names.count) files: \(names.count) ok"), "\(verify.stdout)")
     }
 
+    /// Three repairs at once of one killed run: one repairs it, the others leave it alone —
+    /// each file recorded once (two at once recorded 2990 files twice).
+    @Test func repairsAtTheSameTimeRecordEachFileOnce() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "2000", "-o", dir.file("out/{seq}.jpg"),
+                                       "--db", dir.file("c.sqlite3"), "--quiet"]).status == 0)
+        // A killed run, reconstructed: its row still says running, its pid is gone, most files have no row.
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646")
+        try database.execute("DELETE FROM saves WHERE seq > 10")
+        let repairs = (0..<3).map { _ in CamrollBinary.process(["verify", "--repair", "--db", dir.file("c.sqlite3")]) }
+        let outputs = repairs.map { repair in
+            let out = Pipe()
+            repair.standardOutput = out
+            repair.standardError = FileHandle.nullDevice
+            return out
+        }
+        for repair in repairs { try repair.run() }
+        let printed = outputs.map { String(decoding: $0.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+        for repair in repairs { repair.waitUntilExit() }
+        #expect(repairs.allSatisfy { $0.terminationStatus == 0 }, "\(printed)")
+        #expect(printed.filter { $0.contains("repaired: 1 interrupted run(s) closed, 1990 unrecorded file(s) recorded") }.count == 1,
+                "\(printed)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves") == 2000)
+        #expect(try catalog.int("SELECT count(DISTINCT path) FROM saves") == 2000)
+        #expect(try catalog.text("SELECT status FROM runs") == "failed")
+    }
+
     @Test func repairNeverTouchesFilesThatAreNotTheRuns() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, []).status == 0)

@@ -33,11 +33,23 @@ public struct Repair {
         var result = Result()
         try finishDeletions(selection, into: &result)
         for run in try catalog.userErrors({ try interruptedRuns(selection) }) {
-            try repair(run, into: &result)
-            try catalog.finishRun(run.id, status: .failed, error: "interrupted: the process ended before finishing the run")
-            result.runsClosed += 1
+            // Held while the run is repaired, as its writer held it: another repair at the same
+            // time leaves the run alone rather than record its files a second time.
+            let lock = try RunLock(catalog: catalog.path)
+            guard lock.tryHold(run: run.id) else { continue }
+            try withExtendedLifetime(lock) {
+                // One that finished between the query and the lock has closed it.
+                guard try catalog.userErrors({ try isRunning(run.id) }) else { return }
+                try repair(run, into: &result)
+                try catalog.finishRun(run.id, status: .failed, error: "interrupted: the process ended before finishing the run")
+                result.runsClosed += 1
+            }
         }
         return result
+    }
+
+    private func isRunning(_ run: Int) throws -> Bool {
+        try catalog.database.prepare("SELECT 1 FROM runs WHERE id = ? AND status = 'running'").bind(.int(run)).stepInt() != nil
     }
 
     /// Runs still marked `running` whose writer no longer holds their lock. (`verify` without

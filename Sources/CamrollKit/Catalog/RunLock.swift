@@ -34,6 +34,9 @@ final class RunLock {
         }
     }
 
+    /// Takes run `id`'s byte if no one holds it (true), for as long as this lock stays alive.
+    func tryHold(run id: Int) -> Bool { clinux_ofd_lock_byte(fd, Int64(id)) == 0 }
+
     /// Whether some process holds run `id`'s byte. When the lock file cannot be read, the run
     /// is taken to be live: repair must never close a run that may still be writing.
     static func isHeld(run id: Int, catalog: String) -> Bool {

@@ -240,7 +240,7 @@ import Testing
     /// The catalog deleted mid-run once went unnoticed: exit 0, every row in a deleted file.
     @Test func aCatalogDeletedMidRunIsNoticed() throws {
         let dir = try TemporaryDirectory()
-        let (process, out, err) = try startLongRun(dir)
+        let (process, _, err) = try startLongRun(dir)
         usleep(200_000)
         for suffix in ["", "-wal", "-shm"] { unlink(dir.file("c.sqlite3" + suffix)) }
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -243,5 +243,17 @@ import Testing
         try Data("Logitech\n".utf8).write(to: URL(fileURLWithPath: usb + "/manufacturer"))
         #expect(PhotoOrigin.usbManufacturer(node: "video3", sysfs: dir.file("sys")) == "Logitech")
         #expect(PhotoOrigin.usbManufacturer(node: "video9", sysfs: dir.file("sys")) == nil)
+        // A device names itself: one whose name would drive the terminal is printed harmless.
+        try Data("Logi\u{1B}]0;pwned\u{07}tech\u{202E}gpj\n".utf8).write(to: URL(fileURLWithPath: usb + "/manufacturer"))
+        #expect(PhotoOrigin.usbManufacturer(node: "video3", sysfs: dir.file("sys")) == "Logi?]0;pwned?tech?gpj")
+    }
+
+    @Test func textADeviceGaveIsPrintedWithoutControlCharacters() {
+        #expect("USB Camera: 1080p".printable == "USB Camera: 1080p")
+        #expect("Kamera für Überwachung — 摄像头".printable == "Kamera für Überwachung — 摄像头")
+        #expect("a\u{1B}[2Jb\tc\rd\u{7F}e\u{9B}f\u{2066}g".printable == "a?[2Jb?c?d?e?f?g")
+        // A V4L2 text field: up to its NUL.
+        let card: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x63, 0x1B, 0x5B, 0x6D, 0, 0x41)
+        #expect(V4L2Device.string(card) == "c?[m")
     }
 }

@@ -159,7 +159,7 @@ enum Daemon {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        closeFrom(&actions, 3)
+        _ = closeFrom(&actions, 3)
         // No signal blocked, none ignored: a test's thread blocks most, and a child inherits
         // that mask — a tmux pane then outlives kill-server's SIGHUP.
         var attributes = posix_spawnattr_t()

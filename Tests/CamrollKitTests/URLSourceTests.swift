@@ -17,7 +17,7 @@ import Testing
             root = dir.file("www")
             log = dir.file("server.log")
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             let script = repositoryFile("Tests/http/server.py")
             process = CamrollBinary.programProcess(["/usr/bin/python3", script, root, log])
             let out = Pipe()

@@ -109,8 +109,9 @@ public enum AccessCheck {
                 (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(fdDirectory)/\(fd)")) == target
             }
             if holds {
+                // A process names itself (prctl): printed as `printable`, never as it came.
                 let name = (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?
-                    .trimmed() ?? "?"
+                    .trimmed().printable ?? "?"
                 holders.append((pid, name))
             }
         }

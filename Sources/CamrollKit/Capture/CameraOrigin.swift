@@ -44,7 +44,7 @@ extension PhotoOrigin {
         // The video node hangs off a USB interface; the device with the IDs is its parent.
         for _ in 0..<3 {
             func read(_ name: String) -> String? {
-                (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8))?.trimmed()
+                (try? String(contentsOfFile: directory + "/" + name, encoding: .utf8))?.trimmed().printable
             }
             if let vendor = read("idVendor"), let product = read("idProduct") {
                 return read("manufacturer").flatMap { $0.isEmpty ? nil : $0 } ?? "USB \(vendor):\(product)"

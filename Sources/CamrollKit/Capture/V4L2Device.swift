@@ -139,10 +139,12 @@ public final class V4L2Device {
         return result.sorted(by: >)
     }
 
+    /// A NUL-terminated text field of a V4L2 structure, as it may be printed: the driver fills
+    /// these from what the device says of itself (`String.printable`).
     static func string<T>(_ tuple: T) -> String {
         withUnsafeBytes(of: tuple) { raw in
             let bytes = raw.prefix { $0 != 0 }
-            return String(decoding: bytes, as: UTF8.self)
+            return String(decoding: bytes, as: UTF8.self).printable
         }
     }
 }

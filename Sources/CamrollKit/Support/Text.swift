@@ -17,6 +17,23 @@ extension String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 
+    /// Text a device gave (a camera's name, its USB maker, a format's or control's label) made
+    /// safe to print: control characters (C0, DEL, C1: a terminal's escape sequences) and the
+    /// bidirectional overrides that can make text read other than it is become '?'. A USB
+    /// device names itself, and a hostile one could otherwise drive the terminal of whoever
+    /// runs `camroll devices`.
+    var printable: String {
+        guard unicodeScalars.contains(where: Self.isUnprintable) else { return self }
+        var result = String.UnicodeScalarView()
+        for scalar in unicodeScalars { result.append(Self.isUnprintable(scalar) ? "?" : scalar) }
+        return String(result)
+    }
+
+    private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    }
+
     /// Without leading and trailing spaces, tabs and line ends.
     func trimmed() -> String {
         let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }

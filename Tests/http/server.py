@@ -7,7 +7,8 @@
 Files are served with an ETag (their hash) and Last-Modified, and answered 304 when a
 conditional request matches. Paths for the failures a download can meet:
 /status/N (that status), /loop (redirects to itself), /redirect/NAME (302 to /NAME),
-/short (promises 100000 bytes, sends 100), /slow (headers, then silence), /huge (claims 300 MB).
+/short (promises 100000 bytes, sends 100), /slow (headers, then silence), /huge (claims 300 MB),
+/hostile (a page whose Content-Type carries a terminal's escape sequence).
 """
 import email.utils
 import hashlib
@@ -71,6 +72,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.close_connection = True
             return
+        if path == "/hostile":
+            return self.answer(200, b"<html>not a picture</html>", headers=[("Content-Type", "text/\x1b[31mhtml\x1b]0;owned\x07")])
         file = os.path.join(DIRECTORY, path.lstrip("/"))
         if not os.path.isfile(file):
             return self.answer(404, b"not found")

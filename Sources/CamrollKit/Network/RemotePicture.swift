@@ -39,7 +39,7 @@ struct RemotePicture {
         } catch let error as CamrollError where error.exitCode == .dataError {
             throw CamrollError(
                 .dataError, error.message + "; nothing saved",
-                hint: response.contentType.map { "The server sent Content-Type: \($0)." })
+                hint: response.contentType.map { "The server sent Content-Type: \($0.printable)." })
         }
         let path = cacheDirectory + "/" + XXH128.hex(of: Array(url.utf8)) + (picture.isJPEG ? ".jpg" : ".png")
         try response.body.withUnsafeBytes { bytes in

@@ -9,6 +9,24 @@ import Testing
                                "--db", dir.file("c.sqlite3"), "--quiet"] + extra)
     }
 
+    /// Makes the catalog's run look killed: its row still says running, its pid is gone, and
+    /// the saves after `seq` have no row.
+    func reconstructKilledRun(_ dir: TemporaryDirectory, rowsUpTo seq: Int) throws {
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646")
+        try database.execute("DELETE FROM saves WHERE seq > \(seq)")
+    }
+
+    /// What runs a command as another user, one the file modes apply to: 'nobody' when the tests
+    /// run as root (who reads and writes anything), with the catalog and `dir` made theirs to write.
+    func anotherUser(_ dir: TemporaryDirectory) throws -> [String] {
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("c.sqlite3") {
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        return getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+    }
+
     /// Where case matters, `Out.jpg` holding the bytes of a later `out.jpg` is overwritten data,
     /// not a replacement (that is for file systems that ignore case: see the exFAT test).
     @Test func anotherFilesBytesUnderANameThatDiffersInCaseAreAliased() throws {
@@ -107,10 +125,7 @@ import Testing
         let dir = try TemporaryDirectory()
         #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "2000", "-o", dir.file("out/{seq}.jpg"),
                                        "--db", dir.file("c.sqlite3"), "--quiet"]).status == 0)
-        // A killed run, reconstructed: its row still says running, its pid is gone, most files have no row.
-        let database = try Database(path: dir.file("c.sqlite3"))
-        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646")
-        try database.execute("DELETE FROM saves WHERE seq > 10")
+        try reconstructKilledRun(dir, rowsUpTo: 10)
         let repairs = (0..<3).map { _ in CamrollBinary.process(["verify", "--repair", "--db", dir.file("c.sqlite3")]) }
         let outputs = repairs.map { repair in
             let out = Pipe()
@@ -133,10 +148,7 @@ import Testing
     @Test func repairNeverTouchesFilesThatAreNotTheRuns() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, []).status == 0)
-        // A killed run, reconstructed: its row still says running, its pid is gone.
-        let database = try Database(path: dir.file("c.sqlite3"))
-        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646")
-        try database.execute("DELETE FROM saves WHERE seq > 8")
+        try reconstructKilledRun(dir, rowsUpTo: 8)
         try Data("not a photo".utf8).write(to: URL(fileURLWithPath: dir.file("out/11.jpg")))
         try Data("user's".utf8).write(to: URL(fileURLWithPath: dir.file("out/.x.jpg.camroll-1.tmp")))
         let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")])
@@ -155,18 +167,11 @@ import Testing
     @Test func aRepairThatCannotReadTheRunsDirectoryLeavesTheRunOpen() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, []).status == 0)
-        // A killed run, reconstructed: its row still says running, its pid is gone, its last two
-        // files have no row and the file it was writing is under its temporary name.
-        let database = try Database(path: dir.file("c.sqlite3"))
-        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646")
-        try database.execute("DELETE FROM saves WHERE seq > 8")
+        // A killed run whose last two files have no row, the file it was writing under its temporary name.
+        try reconstructKilledRun(dir, rowsUpTo: 8)
         try Data("cut".utf8).write(to: URL(fileURLWithPath: dir.file("out/.11.jpg.camroll-2147483646-0123456789ab.tmp")))
-        // Root reads anything: the first repairs run as 'nobody' then, the catalog theirs to write.
-        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("c.sqlite3") {
-            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        // The first repairs run as a user who may not read or write `out`.
+        let prefix = try anotherUser(dir)
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         for (mode, error) in [(0o000, "cannot read \(dir.file("out")): Permission denied"),
                               (0o555, "cannot remove the temporary file \(dir.file("out/.11.jpg"))")] {
@@ -192,11 +197,7 @@ import Testing
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, [], count: 3).status == 0)
         try Database(path: dir.file("c.sqlite3")).execute("UPDATE saves SET status = 'deleting' WHERE seq = 2")
-        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("c.sqlite3") {
-            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        let prefix = try anotherUser(dir)
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: dir.file("out"))
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         let refused = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")], prefix: prefix)
@@ -270,12 +271,7 @@ import Testing
     @Test func aFileThisUserCannotReadStopsTheChecksWithExit77() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, [], count: 5).status == 0)
-        // Root reads anything: the checks run as 'nobody' then, the catalog theirs to write.
-        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasPrefix("c.sqlite3") {
-            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        let prefix = try anotherUser(dir)
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: dir.file("out/1.jpg"))
         for command in [["verify"], ["verify", "--repair", "--jobs", "3"], ["delete", "--run", "1"]] {
             let result = try CamrollBinary.run(command + ["--db", dir.file("c.sqlite3"), "--no-progress"], prefix: prefix)

@@ -158,6 +158,20 @@ import Testing
         #expect(try db.int("SELECT count(*) FROM saves") == 0 && db.int("SELECT count(*) FROM sources") == 0)
     }
 
+    /// A cache that cannot be written: said to be the cache, with where it is set; nothing saved.
+    @Test func aCacheThatCannotBeWrittenIsNamed() throws {
+        let dir = try TemporaryDirectory()
+        let server = try Server(in: dir)
+        try Self.photo(dir, "photo.jpg", size: "320x240")
+        try Data("a file, not a directory".utf8).write(to: URL(fileURLWithPath: dir.file("cache")))
+        let result = try Self.snap(dir, ["-d", server.url("photo.jpg"), "-o", dir.file("out/p.jpg")])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("camroll: error: cannot keep the download in the cache: cannot create directory \(dir.file("cache"))"),
+                "\(result.stderr)")
+        #expect(result.stderr.contains("\nThe cache is $XDG_CACHE_HOME/camroll (else ~/.cache/camroll)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("out/p.jpg")))
+    }
+
     /// On a terminal the download shows a progress line, then the line is cleared.
     @Test func aDownloadShowsItsProgressOnATerminal() throws {
         let dir = try TemporaryDirectory()

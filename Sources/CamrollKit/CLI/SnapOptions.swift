@@ -120,7 +120,7 @@ public struct SnapOptions: Sendable {
                 options.format = text
             case "--fps":
                 guard let fps = Double(value), fps > 0, fps <= 1000 else {
-                    throw scanner.usageError("invalid value '\(value)' for '--fps': expected a rate above 0, e.g. 30")
+                    throw scanner.usageError("invalid value '\(value)' for '--fps': expected a rate above 0 and up to 1000, e.g. 30")
                 }
                 options.fps = fps
             case "--quality":

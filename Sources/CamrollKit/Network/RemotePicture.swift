@@ -42,8 +42,14 @@ struct RemotePicture {
                 hint: response.contentType.map { "The server sent Content-Type: \($0.printable)." })
         }
         let path = cacheDirectory + "/" + XXH128.hex(of: Array(url.utf8)) + (picture.isJPEG ? ".jpg" : ".png")
-        try response.body.withUnsafeBytes { bytes in
-            _ = try AtomicFileWriter(existing: .replace, sync: false).write([bytes], to: path)
+        do {
+            try response.body.withUnsafeBytes { bytes in
+                _ = try AtomicFileWriter(existing: .replace, sync: false).write([bytes], to: path)
+            }
+        } catch let error as CamrollError {
+            // Said of the cache, which the user may not know camroll keeps, and where it is set.
+            throw CamrollError(error.exitCode, "cannot keep the download in the cache: " + error.message,
+                               hint: "The cache is $XDG_CACHE_HOME/camroll (else ~/.cache/camroll): point XDG_CACHE_HOME at a directory you can write.")
         }
         try catalog.recordSource(
             Catalog.Source(

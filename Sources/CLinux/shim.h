@@ -127,6 +127,12 @@ static inline int clinux_ofd_lock_byte(int fd, long long offset) {
     return fcntl(fd, F_OFD_SETLK, &lock);
 }
 
+/* The same, shared: any number of holders at once; it keeps only an exclusive lock out. */
+static inline int clinux_ofd_share_byte(int fd, long long offset) {
+    struct flock lock = { .l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1, .l_pid = 0 };
+    return fcntl(fd, F_OFD_SETLK, &lock);
+}
+
 /* 1 when another open file description holds a lock on the byte, 0 when none does, -1 on error. */
 static inline int clinux_ofd_byte_is_locked(int fd, long long offset) {
     struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = offset, .l_len = 1, .l_pid = 0 };

@@ -212,6 +212,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("out/2.jpg")))
     }
 
+    /// verify --repair while a delete is at work: the files the delete removes are not missing
+    /// to the check, and the rows it has marked `deleting` are its own to finish. (Before, such
+    /// a repair marked ~1000 of 20 000 deleted rows `missing` and finished the delete's batches
+    /// itself, the delete then saying "204 were already missing".)
+    @Test func aRepairBesideADeleteLeavesTheDeleteItsRows() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "20000", "-o", dir.file("out/{seq}.jpg"),
+                                       "--db", dir.file("c.sqlite3"), "--quiet"]).status == 0)
+        let delete = CamrollBinary.process(["delete", "--run", "1", "--db", dir.file("c.sqlite3")])
+        let out = Pipe()
+        delete.standardOutput = out
+        delete.standardError = FileHandle.nullDevice
+        try delete.run()
+        var repairs: [String] = []
+        while delete.isRunning {
+            let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3"), "--no-progress"])
+            #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+            repairs.append(repair.stdout)
+        }
+        let deleted = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        delete.waitUntilExit()
+        #expect(repairs.count >= 2, "the delete ended before a repair could run beside it")
+        #expect(delete.terminationStatus == 0 && deleted.hasPrefix("deleted 20000 file(s), ") && !deleted.contains("already missing"),
+                "\(deleted)")
+        for repair in repairs {
+            #expect(repair.contains(" 0 corrupt, 0 missing, 0 aliased;") && repair.contains(" 0 row(s) marked\n"), "\(repair)")
+            #expect(!repair.contains("interrupted deletion(s) finished"), "\(repair)")
+        }
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'deleted'") == 20000)
+        #expect(dir.files(in: "out").isEmpty)
+    }
+
     @Test func deleteRemovesFilesAndMarksRowsTogether() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["--stamp"]).status == 0)

@@ -355,6 +355,11 @@ struct CatalogCommands {
     /// `verify --repair` finishes the rows still `deleting`.
     private func delete(_ catalog: Catalog) throws -> ExitCode {
         let cancellation = SignalWatcher.beginCancellable()
+        // Held while deleting: a repair meanwhile leaves this delete's rows to it. (Best effort:
+        // a lock file this user cannot open leaves the delete as it was without it.)
+        let deletionLock = try? RunLock(catalog: catalog.path)
+        try? deletionLock?.holdForDeletion()
+        defer { withExtendedLifetime(deletionLock) {} }
         let filter: String
         if let saveID { filter = "s.id = \(saveID)" }
         else if let captureID { filter = "s.capture_id = \(captureID)" }

@@ -57,6 +57,9 @@ public final class Database {
 
     deinit { sqlite3_close_v2(handle) }
 
+    /// The rows the last INSERT, UPDATE or DELETE changed.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// Waits this long for another process's lock before failing with SQLITE_BUSY.
     public func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)

@@ -71,6 +71,8 @@ public struct Repair {
     /// Rows a stopped `delete` left `deleting`: the file goes if it still holds the saved bytes
     /// (what the user asked), stays if anything else is there now; the row becomes `deleted`.
     private func finishDeletions(_ selection: Verifier.Selection, into result: inout Result) throws {
+        // A delete at work now: its rows are `deleting` for the moment, and its own to finish.
+        guard !RunLock.isHeld(run: RunLock.deletionByte, catalog: catalog.path) else { return }
         var sql = "SELECT s.id, s.path, s.bytes, s.xxh128 FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status = 'deleting'"
         if case .run(let id) = selection { sql += " AND c.run_id = \(id)" }
         let rows: [(id: Int, path: String, bytes: Int, hash: String)] = try catalog.userErrors {

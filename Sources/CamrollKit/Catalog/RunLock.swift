@@ -34,11 +34,24 @@ final class RunLock {
         }
     }
 
+    /// Byte 0, which no run has (their ids start at 1): held, shared, by every `delete` at work,
+    /// so that `verify --repair` leaves the rows a live delete has marked `deleting` to it and
+    /// finishes only those of a delete that was stopped.
+    static let deletionByte = 0
+
+    /// Takes a share of the deletion byte for as long as this lock stays alive.
+    func holdForDeletion() throws {
+        guard clinux_ofd_share_byte(fd, Int64(Self.deletionByte)) == 0 else {
+            throw CamrollError(.unavailable, "cannot lock the catalog for deleting: \(SystemError("fcntl").reason)")
+        }
+    }
+
     /// Takes run `id`'s byte if no one holds it (true), for as long as this lock stays alive.
     func tryHold(run id: Int) -> Bool { clinux_ofd_lock_byte(fd, Int64(id)) == 0 }
 
-    /// Whether some process holds run `id`'s byte. When the lock file cannot be read, the run
-    /// is taken to be live: repair must never close a run that may still be writing.
+    /// Whether some process holds run `id`'s byte (a share of it too). When the lock file
+    /// cannot be read, the run is taken to be live: repair must never close a run that may
+    /// still be writing. (`run: deletionByte`: whether a delete is at work.)
     static func isHeld(run id: Int, catalog: String) -> Bool {
         let path = Self.path(catalog: catalog)
         let fd = retryingOnInterrupt { open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }

@@ -126,11 +126,23 @@ public final class Verifier {
         // at which the device wraps around is known.
         var unexplained: [(row: Row, problem: Int)] = []
 
-        var newStatus: [(Int, String)] = []
+        var newStatus: [(id: Int, status: String, was: String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         let reads = try readFiles(rows)
         report.cancelled = reads.count < rows.count
+        // A file deleted (`camroll delete`) or replaced (`--overwrite`) by another process while
+        // it was read is neither missing nor damaged: its row has left the saves to check.
+        let currentStatus = try catalog.database.prepare("SELECT status FROM saves WHERE id = ?")
+        func leftTheCheck(_ row: Row) throws -> Bool {
+            let now = try catalog.userErrors { try currentStatus.bind(.int(row.id)).step() ? currentStatus.text(0) : nil }
+            return now != row.status && !["saved", "missing", "corrupt"].contains(now ?? "")
+        }
         for (index, row) in rows.prefix(reads.count).enumerated() {
+            if case .success(let (size, hash)) = reads[index], size == row.bytes, hash == row.hash {
+                // (ok: the common case, no query)
+            } else if try leftTheCheck(row) {
+                continue
+            }
             let outcome: Outcome
             var detail = ""
             switch reads[index] {
@@ -178,7 +190,7 @@ public final class Verifier {
             case .replaced: "replaced"
             case .corrupt, .aliased: "corrupt"
             }
-            if status != row.status { newStatus.append((row.id, status)) }
+            if status != row.status { newStatus.append((row.id, status, row.status)) }
         }
         if let distance = report.estimatedCapacity, !report.cancelled {
             for (row, problem) in unexplained {
@@ -197,11 +209,14 @@ public final class Verifier {
         if repair && !newStatus.isEmpty {
             try catalog.userErrors {
                 try catalog.database.transaction {
-                    let update = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
-                    for (id, status) in newStatus { try update.bind(.text(status), .int(id)).run() }
+                    // Only a row still as it was read: one deleted or replaced since is not this check's.
+                    let update = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ? AND status = ?")
+                    for row in newStatus {
+                        try update.bind(.text(row.status), .int(row.id), .text(row.was)).run()
+                        report.repair?.rowsMarked += catalog.database.changes
+                    }
                 }
             }
-            report.repair?.rowsMarked = newStatus.count
         }
         report.elapsedMicroseconds = monotonicMicroseconds() - begin
         return report

@@ -461,6 +461,7 @@ import Testing
         #expect(Key.decode(Array("\u{1B}[A\u{1B}OB\u{1B}[C\u{1B}[D".utf8)) == [.up, .down, .right, .left])
         #expect(Key.decode([0x1B]) == [.escape])
         #expect(Key.decode([0x03, 0x0D, 0x20, UInt8(ascii: "q")]) == [.interrupt, .enter, .character(" "), .character("q")])
+        #expect(Key.decode([0x1A]) == [.suspend])
         #expect(Key.decode(Array("\u{1B}[15~r".utf8)) == [.character("r")])  // F5 skipped
     }
 

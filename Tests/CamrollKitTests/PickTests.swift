@@ -21,6 +21,14 @@ final class TmuxPane {
         try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), "sh", "-c", script])
     }
 
+    /// An interactive shell (job control: Ctrl-Z, `fg`) in a `width` x `height` pane, in
+    /// `directory`, for a test to type commands into.
+    init(interactiveShellIn directory: TemporaryDirectory, width: Int = 100, height: Int = 30) throws {
+        self.directory = directory
+        try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), "-c", directory.path,
+                  "/bin/bash", "--norc", "--noprofile", "-i"])
+    }
+
     deinit { _ = try? tmux(["kill-server"]) }
 
     /// Runs a tmux client (see Daemon: the server the first client starts keeps what it inherits).
@@ -208,6 +216,31 @@ final class TmuxPane {
         #expect(try pane.format("cursor_flag") == "1")
         #expect(try pane.format("alternate_on") == "0")
         #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+    }
+
+    /// Ctrl-Z in the picker stops it as a shell's job, the terminal given back as it was
+    /// (before, the key was ignored); `fg` brings the live preview back, and a shot is saved.
+    @Test func ctrlZSuspendsWithTheTerminalGivenBackAndFgResumes() throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(interactiveShellIn: dir)
+        let command = ([CamrollBinary.path, "pick"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
+        try pane.keys("stty -a > stty.before; " + command, "Enter")
+        try pane.waitForLive()
+        try pane.keys("C-z")
+        try pane.waitFor("the shell's job stopped") { $0.contains("Stopped") }
+        #expect(try pane.format("alternate_on") == "0" && pane.format("cursor_flag") == "1")
+        try pane.keys("stty -a > stty.stopped", "Enter")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(try String(contentsOfFile: dir.file("stty.before"), encoding: .utf8)
+                == String(contentsOfFile: dir.file("stty.stopped"), encoding: .utf8))
+        try pane.keys("fg", "Enter")
+        try pane.waitFor("the live preview again") { $0.contains("space shutter") && !$0.contains("Stopped") }
+        #expect(try pane.format("alternate_on") == "1")
+        try pane.keys("Space")
+        try pane.waitFor("the shot held") { $0.contains("taken") }
+        try pane.keys("Enter")
+        try pane.waitFor("the shot saved") { $0.contains("saved 1/1 files") }
+        #expect(dir.files(in: "out", suffix: ".jpg").count == 1)
     }
 
     @Test func resizingTheWindowRedrawsAtTheNewSize() throws {

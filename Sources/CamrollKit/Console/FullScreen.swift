@@ -9,6 +9,7 @@ public final class FullScreen: Sendable {
     private let input: Int32
     private let output: Int32
     private let saved: termios
+    private let raw: termios
     private let active = Atomic<Bool>(false)
 
     /// Takes the terminal on `input` (keys) and `output` (drawing).
@@ -30,6 +31,12 @@ public final class FullScreen: Sendable {
             cc[Int(VMIN)] = 0
             cc[Int(VTIME)] = 0
         }
+        raw = attributes
+        try take()
+    }
+
+    private func take() throws {
+        var attributes = raw
         guard tcsetattr(input, TCSANOW, &attributes) == 0 else {
             throw CamrollError(.usage, "cannot set the terminal to raw mode: \(SystemError("tcsetattr").reason)")
         }
@@ -37,6 +44,15 @@ public final class FullScreen: Sendable {
         SignalWatcher.setBeforeExit { [self] in restore() }
         // Alternate screen, cursor hidden, screen cleared.
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J\u{1B}[H")
+    }
+
+    /// Ctrl-Z, which raw mode delivers as a key: the terminal given back as it was, this process
+    /// stopped as the shell's job control expects (SIGTSTP), and the terminal taken again once
+    /// it is continued (`fg`). The caller redraws.
+    public func suspend() throws {
+        restore()
+        raise(SIGTSTP)
+        try take()
     }
 
     deinit { restore() }
@@ -74,11 +90,13 @@ public final class FullScreen: Sendable {
 public enum Key: Equatable, Sendable {
     case character(Character)
     case enter, escape, up, down, left, right, interrupt
+    /// Ctrl-Z.
+    case suspend
     /// The terminal went away (end of input).
     case hangUp
 
     /// Bytes a terminal sends, as keys: arrows in both cursor modes (`ESC [ A`, `ESC O A`), a
-    /// lone ESC as Escape, Ctrl-C as interrupt, CR or LF as enter.
+    /// lone ESC as Escape, Ctrl-C as interrupt, Ctrl-Z as suspend, CR or LF as enter.
     public static func decode(_ bytes: [UInt8]) -> [Key] {
         var keys: [Key] = []
         var index = 0
@@ -87,6 +105,7 @@ public enum Key: Equatable, Sendable {
             index += 1
             switch byte {
             case 0x03: keys.append(.interrupt)
+            case 0x1A: keys.append(.suspend)
             case 0x0D, 0x0A: keys.append(.enter)
             case 0x1B:
                 if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "[") || bytes[index] == UInt8(ascii: "O") {

@@ -77,6 +77,11 @@ final class Picker {
                 switch (key, state) {
                 case (.interrupt, _), (.escape, _), (.character("q"), _), (.hangUp, _):
                     return .cancelled
+                case (.suspend, _):
+                    try screen.suspend()
+                    // Continued: the terminal may have another size, and holds the shell's text.
+                    size = screen.size
+                    needsDrawing = true
                 case (.character(" "), .live), (.enter, .live):
                     guard let frame = shown else { continue }
                     do {

@@ -34,6 +34,26 @@ signal 15
 end
 KEYS
 
+# Ctrl-Z: the terminal given back, then taken again (pty-keys' program leads a session of its
+# own, so the kernel drops its SIGTSTP and it goes on at once); then stopped for 3 s by SIGSTOP,
+# as a suspended job is, while vivid streams on; continued, the preview goes on and a shot is kept.
+pty-keys 100 30 "$OUT/suspend.screen" -- camroll pick -d 0 -r 640x480 --db "$OUT/suspend.sqlite3" \
+    -o "$OUT/suspend/{seq}.jpg" >"$OUT/suspend.out" 2>&1 <<'KEYS'
+wait space shutter
+send \x1a
+sleep 300
+signal 19
+sleep 3000
+signal 18
+mark
+wait space shutter
+sleep 500
+send \x20
+wait taken
+send \r
+end
+KEYS
+
 # Last: vivid's disconnect control removes the device for the rest of the boot.
 pick unplug -o "$OUT/unplug/{seq}.jpg" <<'KEYS'
 wait space shutter

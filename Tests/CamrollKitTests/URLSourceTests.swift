@@ -35,7 +35,7 @@ import Testing
         }
 
         func url(_ path: String) -> String { "http://127.0.0.1:\(port)/\(path)" }
-        /// One line per request: "PATH STATUS conditional|plain".
+        /// One line per request: "PATH STATUS conditional|plain", then " USER:PASSWORD" if sent.
         var requests: [String] {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
@@ -156,6 +156,48 @@ import Testing
         #expect((try? FileManager.default.contentsOfDirectory(atPath: dir.file("cache/camroll"))) ?? [] == [])
         let db = try CatalogReader(dir.file("c.db"))
         #expect(try db.int("SELECT count(*) FROM saves") == 0 && db.int("SELECT count(*) FROM sources") == 0)
+    }
+
+    @Test func aWebAddressIsShownWithoutItsPassword() {
+        for (given, shown) in [
+            ("http://admin:s3cret@camera.local/snapshot.jpg", "http://admin:***@camera.local/snapshot.jpg"),
+            ("https://u:p:q@[::1]:8443/x?y=1", "https://u:***@[::1]:8443/x?y=1"),
+            ("--device=http://a:b@h/x", "--device=http://a:***@h/x"),
+            ("http://admin@camera.local/a.jpg", "http://admin@camera.local/a.jpg"),
+            ("http://camera.local/me@home.jpg", "http://camera.local/me@home.jpg"),
+            ("http://a:b@one/x http://c:d@two/y", "http://a:***@one/x http://c:***@two/y"),
+            ("/tmp/shots/{seq}.jpg", "/tmp/shots/{seq}.jpg"),
+        ] {
+            #expect(WebAddress.withoutPassword(given) == shown)
+        }
+    }
+
+    /// The password of a web address (an IP camera's snapshot address often has one) goes to
+    /// the server and nowhere else: the catalog, the cache and the messages show it hidden.
+    @Test func aURLsPasswordIsSentButNeverKeptOrShown() throws {
+        let dir = try TemporaryDirectory()
+        let server = try Server(in: dir)
+        try Self.photo(dir, "photo.jpg", size: "320x240")
+        let address = server.url("photo.jpg").replacing("http://", with: "http://admin:s3cret@")
+        let hidden = server.url("photo.jpg").replacing("http://", with: "http://admin:***@")
+        let saved = try Self.snap(dir, ["-d", address, "-o", dir.file("out/p.jpg")])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        #expect(server.requests == ["/photo.jpg 200 plain admin:s3cret"])
+        let offline = try Self.snap(dir, ["-d", address, "--offline", "-o", dir.file("out/q.jpg")])
+        #expect(offline.status == 0, "the cached copy is found by the address without its password: \(offline.stderr)")
+        let missing = try Self.snap(dir, ["-d", address.replacing("photo.jpg", with: "gone.jpg"), "-o", dir.file("out/r.jpg")])
+        #expect(missing.status == 66 && missing.stderr.hasPrefix("camroll: error: \(hidden.replacing("photo.jpg", with: "gone.jpg")): not found"),
+                "\(missing.stderr)")
+        #expect(!(saved.stdout + saved.stderr + offline.stdout + offline.stderr + missing.stderr).contains("s3cret"))
+        let catalog = try CatalogReader(dir.file("c.db"))
+        #expect(try catalog.text("SELECT device FROM runs WHERE id = 1") == hidden)
+        #expect(try catalog.text("SELECT command FROM runs WHERE id = 1")?.contains("-d '\(hidden)'") == true)
+        #expect(try catalog.text("SELECT url FROM sources") == hidden)
+        // Not in any file camroll wrote (the catalog with its WAL, the cache, the photos).
+        for path in try FileManager.default.subpathsOfDirectory(atPath: dir.path) where path != "server.log" {
+            guard let bytes = FileManager.default.contents(atPath: dir.file(path)) else { continue }
+            #expect(!String(decoding: bytes, as: UTF8.self).contains("s3cret"), "\(path) holds the password")
+        }
     }
 
     /// A cache that cannot be written: said to be the cache, with where it is set; nothing saved.

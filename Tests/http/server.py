@@ -2,7 +2,7 @@
 """A small HTTP server for camroll's URL-source tests: real sockets on 127.0.0.1.
 
     server.py DIRECTORY LOG      serves DIRECTORY; prints the port when ready; logs one line
-                                 per request to LOG: "PATH STATUS conditional|plain"
+                                 per request to LOG: "PATH STATUS conditional|plain[ USER:PASSWORD]"
 
 Files are served with an ETag (their hash) and Last-Modified, and answered 304 when a
 conditional request matches. Paths for the failures a download can meet:
@@ -10,6 +10,7 @@ conditional request matches. Paths for the failures a download can meet:
 /short (promises 100000 bytes, sends 100), /slow (headers, then silence), /huge (claims 300 MB),
 /hostile (a page whose Content-Type carries a terminal's escape sequence).
 """
+import base64
 import email.utils
 import hashlib
 import http.server
@@ -28,8 +29,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def record(self, status):
         conditional = "If-None-Match" in self.headers or "If-Modified-Since" in self.headers
+        # Basic credentials, when sent, end the line: "… plain USER:PASSWORD".
+        credentials = self.headers.get("Authorization", "")
+        if credentials.startswith("Basic "):
+            credentials = " " + base64.b64decode(credentials[6:]).decode(errors="replace")
         with open(LOG, "a") as log:
-            log.write(f"{self.path} {status} {'conditional' if conditional else 'plain'}\n")
+            log.write(f"{self.path} {status} {'conditional' if conditional else 'plain'}{credentials}\n")
 
     def answer(self, status, body=b"", headers=()):
         self.record(status)

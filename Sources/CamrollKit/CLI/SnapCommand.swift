@@ -159,7 +159,7 @@ struct SnapCommand {
                 fetcher.progress = { received, expected in
                     line.show {
                         func megabytes(_ bytes: Int) -> String { Format.fixed(Double(bytes) / 1e6, 2) + " MB" }
-                        return "downloading \(url)  "
+                        return "downloading \(WebAddress.withoutPassword(url))  "
                             + (expected > 0 ? "\(megabytes(received)) of \(megabytes(expected))" : megabytes(received))
                     }
                 }
@@ -210,9 +210,10 @@ struct SnapCommand {
         return PlainProgress(console: console, showProgress: !options.global.noProgress)
     }
 
-    /// The command as typed, for the catalog's `runs.command`.
+    /// The command as typed, for the catalog's `runs.command`: quoted as a shell would need,
+    /// without the password of a web address (`WebAddress`).
     private func commandText() -> String {
-        arguments.map { argument in
+        arguments.map(WebAddress.withoutPassword).map { argument in
             argument.allSatisfy({ $0.isLetter || $0.isNumber || "-_./:=,{}".contains($0) }) && !argument.isEmpty
                 ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
         }.joined(separator: " ")

@@ -32,7 +32,10 @@ struct HTTPFetcher {
         }
     }
 
+    /// `url` as given (with any password, which only the request carries); messages name it
+    /// without (`WebAddress`).
     func get(_ url: String, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil) throws -> Response {
+        let shown = WebAddress.withoutPassword(url)
         var transfer = ccurl_transfer()
         transfer.max_bytes = Self.maxBytes
         let observer = Observer(cancellation: cancellation, progress: progress)
@@ -52,12 +55,13 @@ struct HTTPFetcher {
         let message = withUnsafeBytes(of: transfer.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard ran == 0 else {
             throw CamrollError(
-                .unavailable, "cannot fetch \(url): libcurl is not available (\(message))",
+                .unavailable, "cannot fetch \(shown): libcurl is not available (\(message))",
                 hint: "Install it: apt install libcurl4.")
         }
         if transfer.curl_code != CURLE_OK.rawValue {
             if cancellation?.isCancelled == true { throw CancelledWhileWaiting() }
-            throw Self.error(CURLcode(UInt32(transfer.curl_code)), tooLarge: transfer.too_large != 0, url: url, message: message)
+            throw Self.error(CURLcode(UInt32(transfer.curl_code)), tooLarge: transfer.too_large != 0, url: shown,
+                             message: WebAddress.withoutPassword(message))
         }
         func text<T>(_ field: T) -> String? {
             let value = withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

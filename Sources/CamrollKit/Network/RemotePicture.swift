@@ -10,6 +10,8 @@ struct RemotePicture {
     let fetcher: HTTPFetcher
 
     func open(offline: Bool) throws -> ImageFile {
+        // What is kept and shown: never the password (`WebAddress`).
+        let url = WebAddress.withoutPassword(self.url)
         let known = try catalog.source(url: url)
         // The cached copy counts only while it is the bytes that were recorded.
         let cached = known.flatMap { known in
@@ -26,7 +28,7 @@ struct RemotePicture {
         }
 
         let response = try fetcher.get(
-            url, ifNoneMatch: cached == nil ? nil : known?.etag, ifModifiedSince: cached == nil ? nil : known?.lastModified)
+            self.url, ifNoneMatch: cached == nil ? nil : known?.etag, ifModifiedSince: cached == nil ? nil : known?.lastModified)
         if response.status == 304, let cached, let known {
             try catalog.recordSource(known, checkedOnly: true)
             return try ImageFile(bytes: cached, name: url, subject: url)

@@ -113,6 +113,23 @@ import Testing
         }
     }
 
+    /// A catalog path that names a FIFO or a device: said so at once (on a FIFO, SQLite waited
+    /// for a writer for ever: `list` and `verify` hung; on /dev/null it said "disk I/O error").
+    @Test func aCatalogThatIsAFIFOOrADeviceIsNamedAsSuch() throws {
+        let dir = try TemporaryDirectory()
+        #expect(mkfifo(dir.file("fifo.sqlite3"), 0o600) == 0)
+        for (path, kind) in [(dir.file("fifo.sqlite3"), "a FIFO"), ("/dev/null", "a device")] {
+            for (command, status) in [(["list"], Int32(66)), (["verify"], 66), (["stats"], 66), (["show", "last"], 66),
+                                      (["snap", "-d", "pattern", "-r", "64x48", "-o", dir.file("out/{seq}.jpg")], 73)] {
+                // timeout(1): a command that waits for ever fails the test instead of hanging it.
+                let result = try CamrollBinary.run(command + ["--db", path], prefix: ["/usr/bin/timeout", "10"])
+                #expect(result.status == status, "\(command) --db \(path): \(result.status) \(result.stderr)")
+                #expect(result.stderr.hasPrefix("camroll: error: catalog \(path) is \(kind), not a file\n"), "\(result.stderr)")
+            }
+        }
+        #expect(dir.files(in: "out").isEmpty)
+    }
+
     /// This machine has no camera: each command says so, and what to do instead.
     @Test func withoutACameraEachCommandSaysSo() throws {
         guard DeviceList.videoNodes().isEmpty else { return }  // a machine with cameras: not this test

@@ -105,7 +105,7 @@ struct CatalogCommands {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CamrollError(.noInput, "no catalog at \(path)", hint: "Take photos with 'camroll snap' first, or name one with --db PATH.")
         }
-        try Catalog.refuseDirectory(path, as: .noInput)
+        try Catalog.refuseNonFile(path, as: .noInput)
         // Reading commands change nothing, so they work on a catalog they cannot write.
         let writes = command == "delete" || (command == "verify" && repair)
         let catalog = try Catalog(path: path, readOnly: !writes)

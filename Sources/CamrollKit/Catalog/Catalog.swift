@@ -31,12 +31,13 @@ public final class Catalog {
         self.readOnly = readOnly
         do {
             if readOnly {
+                try Self.refuseNonFile(self.path, as: .noInput)
                 database = try Self.openForReading(self.path)
                 database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
                 try checkVersion(try database.scalarInt("PRAGMA user_version") ?? 0)
                 return
             }
-            try Self.refuseDirectory(self.path)
+            try Self.refuseNonFile(self.path)
             try Self.createParentDirectory(of: self.path)
             database = try Database(path: self.path)
             database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
@@ -78,13 +79,22 @@ public final class Catalog {
         return out
     }
 
-    /// SQLite's own word for a directory is "disk I/O error". `code`: 73 where the catalog would
-    /// be created, 66 where it must exist (the catalog commands).
-    static func refuseDirectory(_ path: String, as code: ExitCode = .cannotCreate) throws {
-        if Directories.isDirectory(path) {
+    /// A catalog path that names something other than a file: SQLite's own word for a
+    /// directory or a device is "disk I/O error", and on a FIFO it waits for a writer for ever.
+    /// `code`: 73 where the catalog would be created, 66 where it must exist (the catalog commands).
+    static func refuseNonFile(_ path: String, as code: ExitCode = .cannotCreate) throws {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return }  // not there (yet): SQLite says what it finds
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            return
+        case S_IFDIR:
             throw CamrollError(
                 code, "catalog \(path) is a directory",
                 hint: "Name a file with --db, e.g. --db \(path)/catalog.sqlite3.")
+        default:
+            let kind = (status.st_mode & S_IFMT) == S_IFIFO ? "a FIFO" : (status.st_mode & S_IFMT) == S_IFSOCK ? "a socket" : "a device"
+            throw CamrollError(code, "catalog \(path) is \(kind), not a file", hint: "Name a file with --db PATH.")
         }
     }
 

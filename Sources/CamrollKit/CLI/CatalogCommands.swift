@@ -358,7 +358,7 @@ struct CatalogCommands {
         // Held while deleting: a repair meanwhile leaves this delete's rows to it. (Best effort:
         // a lock file this user cannot open leaves the delete as it was without it.)
         let deletionLock = try? RunLock(catalog: catalog.path)
-        try? deletionLock?.holdForDeletion()
+        deletionLock?.holdForDeletion()
         defer { withExtendedLifetime(deletionLock) {} }
         let filter: String
         if let saveID { filter = "s.id = \(saveID)" }

@@ -39,12 +39,9 @@ final class RunLock {
     /// finishes only those of a delete that was stopped.
     static let deletionByte = 0
 
-    /// Takes a share of the deletion byte for as long as this lock stays alive.
-    func holdForDeletion() throws {
-        guard clinux_ofd_share_byte(fd, Int64(Self.deletionByte)) == 0 else {
-            throw CamrollError(.unavailable, "cannot lock the catalog for deleting: \(SystemError("fcntl").reason)")
-        }
-    }
+    /// Takes a share of the deletion byte for as long as this lock stays alive (true).
+    @discardableResult
+    func holdForDeletion() -> Bool { clinux_ofd_share_byte(fd, Int64(Self.deletionByte)) == 0 }
 
     /// Takes run `id`'s byte if no one holds it (true), for as long as this lock stays alive.
     func tryHold(run id: Int) -> Bool { clinux_ofd_lock_byte(fd, Int64(id)) == 0 }

@@ -138,11 +138,8 @@ public final class Verifier {
             return now != row.status && !["saved", "missing", "corrupt"].contains(now ?? "")
         }
         for (index, row) in rows.prefix(reads.count).enumerated() {
-            if case .success(let (size, hash)) = reads[index], size == row.bytes, hash == row.hash {
-                // (ok: the common case, no query)
-            } else if try leftTheCheck(row) {
-                continue
-            }
+            let asSaved = { if case .success(let (size, hash)) = reads[index] { size == row.bytes && hash == row.hash } else { false } }()
+            if !asSaved, try leftTheCheck(row) { continue }
             let outcome: Outcome
             var detail = ""
             switch reads[index] {

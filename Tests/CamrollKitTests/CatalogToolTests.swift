@@ -86,6 +86,11 @@ import Testing
         let json = try CamrollBinary.run(["verify", "--json", "--db", dir.file("c.sqlite3")])
         let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(summary["gone_directories"] as? [String] == [dir.file("out")])
+        // A file where the directory was: the photos are as gone (they were "corrupt" before).
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: dir.file("out")))
+        let replaced = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(replaced.status == 1 && replaced.stdout.contains("0 ok, 0 corrupt, 5 missing"), "\(replaced.stdout)")
+        #expect(replaced.stdout.contains("directories that are gone (\(dir.file("out")))"), "\(replaced.stdout)")
     }
 
     @Test(arguments: 1...10)

@@ -52,7 +52,8 @@ enum RegularFile {
         let fd = retryingOnInterrupt { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else {
             switch errno {
-            case ENOENT: return .failure(.missing)
+            // ENOTDIR: a directory on the way is a file now: what was saved there is gone too.
+            case ENOENT, ENOTDIR: return .failure(.missing)
             case ELOOP: return .failure(.notRegular("a symbolic link"))
             default: return .failure(.from(SystemError("open", path: path)))
             }

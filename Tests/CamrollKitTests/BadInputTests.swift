@@ -154,7 +154,7 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
         // Root may write anywhere: run as 'nobody' then, which is how a user meets this error.
-        let prefix = getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        let prefix = getuid() == 0 ? HostileFileTests.asNobody : []
         let result = try CamrollBinary.run(
             ["-d", "pattern", "-r", "64x48", "-o", locked + "/{seq}.jpg", "--db", dir.file("c.sqlite3")], prefix: prefix)
         #expect(result.status == 73, "\(result.stderr)")

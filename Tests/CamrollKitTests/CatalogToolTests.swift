@@ -24,7 +24,7 @@ import Testing
             try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: dir.file(name))
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
-        return getuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        return getuid() == 0 ? HostileFileTests.asNobody : []
     }
 
     /// Where case matters, `Out.jpg` holding the bytes of a later `out.jpg` is overwritten data,

@@ -185,8 +185,7 @@ public struct Repair {
 
     /// A file repair must remove and cannot: it stops there, what it was finishing left open.
     static func cannotRemove(_ error: SystemError, temporary: Bool = false) -> CamrollError {
-        CamrollError(error.errno == EACCES || error.errno == EPERM ? .permissionDenied : .ioError,
-                     "cannot remove \(temporary ? "the temporary file " : "")\(error.path ?? ""): \(error.reason)")
+        CamrollError(error.accessExitCode, "cannot remove \(temporary ? "the temporary file " : "")\(error.path ?? ""): \(error.reason)")
     }
 
     /// Regular files `depth` directory levels below `directory` (none where it is gone). Throws

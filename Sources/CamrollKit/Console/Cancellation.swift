@@ -28,7 +28,7 @@ public final class Cancellation: Sendable {
 /// `start()` runs first thing in `main`: it blocks these signals, so every thread started later
 /// inherits the block and a signal can never be delivered to a thread that ignores it; then one
 /// thread takes them with `sigwaitinfo`. A signal that arrives before that thread runs stays
-/// pending and is taken as soon as it does: none is lost, however early.
+/// pending and is taken as soon as it does: none is lost, however early (one exception below).
 ///
 /// SIGHUP the process was started with ignored stays ignored: that is how `nohup` asks for a
 /// command to outlive its terminal. SIGINT is taken even when it was started ignored, as a shell

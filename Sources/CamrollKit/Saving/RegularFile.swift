@@ -33,16 +33,12 @@ enum RegularFile {
         /// The error that ends a check which met `cannotRead`; `readers`: how many files it read
         /// at once.
         static func stopError(_ error: SystemError, path: String, readers: Int = 1) -> CamrollError {
-            switch error.errno {
-            case EACCES, EPERM:
-                CamrollError(.permissionDenied, "cannot read \(path): \(error.reason)",
-                             hint: "Run it as the user that saved the files, or give that user read access.")
-            case EMFILE, ENFILE:
-                CamrollError(.ioError, "cannot read \(path): \(error.reason)",
-                             hint: "Raise the limit on open files (ulimit -n)\(readers > 1 ? ", or read fewer files at once (--jobs)" : "").")
-            default:
-                CamrollError(.ioError, "cannot read \(path): \(error.reason)")
+            let hint: String? = switch error.errno {
+            case EACCES, EPERM: "Run it as the user that saved the files, or give that user read access."
+            case EMFILE, ENFILE: "Raise the limit on open files (ulimit -n)\(readers > 1 ? ", or read fewer files at once (--jobs)" : "")."
+            default: nil
             }
+            return CamrollError(error.accessExitCode, "cannot read \(path): \(error.reason)", hint: hint)
         }
     }
 

@@ -19,6 +19,10 @@ public struct SystemError: Error, CustomStringConvertible, Sendable {
         return "\(call): \(reason)"
     }
 
+    /// The sysexits code for this errno when it happened while reading or removing what is
+    /// there: 77 for a permission, 74 for the rest.
+    public var accessExitCode: ExitCode { errno == EACCES || errno == EPERM ? .permissionDenied : .ioError }
+
     /// The sysexits code for this errno when it happened while creating output.
     public var outputExitCode: ExitCode {
         switch errno {

@@ -345,6 +345,8 @@ struct CatalogCommands {
         var deleted = 0
         var deletedBytes = 0
         var alreadyMissing = 0
+        /// Rows another command changed between this delete's reading and marking them.
+        var takenByAnother = 0
         var takenOver = 0
         var refused: [String] = []
     }
@@ -360,13 +362,17 @@ struct CatalogCommands {
         let deletionLock = try? RunLock(catalog: catalog.path)
         deletionLock?.holdForDeletion()
         defer { withExtendedLifetime(deletionLock) {} }
+        // Rows left `deleting` are finished here only when they were a stopped delete's: those
+        // of a delete at work beside this one are its own.
+        let statuses = deletionLock?.anotherDeletionIsAtWork() == false
+            ? "'saved', 'missing', 'corrupt', 'deleting'" : "'saved', 'missing', 'corrupt'"
         let filter: String
         if let saveID { filter = "s.id = \(saveID)" }
         else if let captureID { filter = "s.capture_id = \(captureID)" }
         else { filter = "c.run_id = \(runID ?? 0)" }
         let statement = try catalog.database.prepare(
             "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id "
-                + "WHERE \(filter) AND s.status IN ('saved', 'missing', 'corrupt', 'deleting') ORDER BY s.id")
+                + "WHERE \(filter) AND s.status IN (\(statuses)) ORDER BY s.id")
         var targets: [DeleteTarget] = []
         while try statement.step() {
             targets.append(DeleteTarget(id: statement.int(0), path: statement.text(1) ?? "", bytes: statement.int(2),
@@ -386,6 +392,7 @@ struct CatalogCommands {
             var text = (cancellation.isCancelled && done < targets.count ? "cancelled after \(done)/\(targets.count): " : "")
                 + "deleted \(tally.deleted) file(s), \(Units.bytes(tally.deletedBytes))"
             if tally.alreadyMissing > 0 { text += "; \(tally.alreadyMissing) were already missing (rows marked deleted)" }
+            if tally.takenByAnother > 0 { text += "; \(tally.takenByAnother) were being deleted by another command (left to it)" }
             if tally.takenOver > 0 { text += "; \(tally.takenOver) path(s) now hold a later save's file (kept)" }
             console.out(text + "\n")
         }
@@ -403,10 +410,18 @@ struct CatalogCommands {
     static let deleteBatch = 256
 
     private func deleteBatch(_ batch: [DeleteTarget], catalog: Catalog, tally: inout DeleteTally) throws {
+        // Marked only where still as read: a row another delete (or a repair) changed since is
+        // theirs, and this delete leaves it and its file alone.
+        let read = batch.count
+        var batch = batch
         try catalog.database.transaction {
-            let mark = try catalog.database.prepare("UPDATE saves SET status = 'deleting' WHERE id = ?")
-            for target in batch { try mark.bind(.int(target.id)).run() }
+            let mark = try catalog.database.prepare("UPDATE saves SET status = 'deleting' WHERE id = ? AND status = ?")
+            batch = try batch.filter { target in
+                try mark.bind(.int(target.id), .text(target.status)).run()
+                return catalog.database.changes == 1
+            }
         }
+        tally.takenByAnother += read - batch.count
         // A later save of the same path owns the file there now (older catalogs may not say so).
         let laterOwner = try catalog.database.prepare(
             "SELECT 1 FROM saves WHERE path = ? AND id > ? AND status IN ('saved', 'missing', 'corrupt', 'deleting') LIMIT 1")
@@ -455,10 +470,16 @@ struct CatalogCommands {
                     continue
                 }
             }
-            if unlink(target.path) != 0 && errno != ENOENT {
-                let reason = SystemError("unlink").reason
-                restoreBatch()
-                throw CamrollError(.cannotCreate, "cannot delete \(target.path): \(reason)")
+            if unlink(target.path) != 0 {
+                // Gone between the read and the unlink: someone else removed it.
+                guard errno == ENOENT else {
+                    let reason = SystemError("unlink").reason
+                    restoreBatch()
+                    throw CamrollError(.cannotCreate, "cannot delete \(target.path): \(reason)")
+                }
+                outcome.append((target.id, "deleted"))
+                tally.alreadyMissing += 1
+                continue
             }
             outcome.append((target.id, "deleted"))
             tally.deleted += 1

@@ -43,6 +43,10 @@ final class RunLock {
     @discardableResult
     func holdForDeletion() -> Bool { clinux_ofd_share_byte(fd, Int64(Self.deletionByte)) == 0 }
 
+    /// Whether a delete in another process holds a share of the deletion byte. Asked through
+    /// this lock's own open file, so that this process's share does not count.
+    func anotherDeletionIsAtWork() -> Bool { clinux_ofd_byte_is_locked(fd, Int64(Self.deletionByte)) == 1 }
+
     /// Takes run `id`'s byte if no one holds it (true), for as long as this lock stays alive.
     func tryHold(run id: Int) -> Bool { clinux_ofd_lock_byte(fd, Int64(id)) == 0 }
 

@@ -380,6 +380,38 @@ import Testing
         #expect(noCatalog.status == 66 && noCatalog.stderr.hasPrefix("camroll: error: no catalog at"))
     }
 
+    /// A run of many saves (a fill of a large disk) is listed in the memory of a few rows, in
+    /// every format, each line of the table aligned with the header. (Before, the whole table
+    /// was built in memory first: 2.3 GB for two million saves; under this test's limit on the
+    /// heap the listing died.)
+    @Test func aLargeRunIsListedInLittleMemory() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, [], count: 100).status == 0)
+        let copies = 1000
+        let database = try Database(path: dir.file("c.sqlite3"))
+        try database.execute("""
+            WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < \(copies))
+            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status)
+            SELECT s.capture_id, s.seq + 100 * k.i, s.path || '.' || k.i, s.bytes, s.xxh128, s.saved_at, s.duration_us,
+                   s.synced, s.status FROM saves s, k WHERE s.seq <= 100
+            """)
+        let rows = 100 * (copies + 1)
+        let heapLimit = ["/usr/bin/prlimit", "--data=\(40 << 20)"]
+        let text = try CamrollBinary.run(["list", "--run", "1", "--db", dir.file("c.sqlite3")], prefix: heapLimit)
+        #expect(text.status == 0, "\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n")
+        #expect(lines.count == rows + 1)
+        let statusColumn = lines.first?.range(of: "status").map { lines[0].distance(from: lines[0].startIndex, to: $0.lowerBound) }
+        #expect(statusColumn != nil && lines.allSatisfy { $0.count == statusColumn! + "status".count || $0.count == statusColumn! + "saved".count })
+        #expect(lines.last?.hasPrefix("\(rows)  ") == true && lines.last?.hasSuffix(" saved") == true)
+        let csv = try CamrollBinary.run(["list", "--run", "1", "--csv", "--db", dir.file("c.sqlite3")], prefix: heapLimit)
+        #expect(csv.status == 0 && csv.stdout.split(separator: "\n").count == rows + 1, "\(csv.stderr)")
+        let json = try CamrollBinary.run(["list", "--run", "1", "--json", "--db", dir.file("c.sqlite3")], prefix: heapLimit)
+        #expect(json.status == 0, "\(json.stderr)")
+        let saves = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(saves?.count == rows && saves?.last?["seq"] as? Int == rows && saves?.last?["status"] as? String == "saved")
+    }
+
     @Test func thumbnailsAndMaxBytes() throws {
         let dir = try TemporaryDirectory()
         let result = try CamrollBinary.run(["-d", "pattern", "-r", "1280x720", "--max-bytes", "20K", "-o", dir.file("a.jpg"),

@@ -140,14 +140,14 @@ struct CatalogCommands {
     private var limitClause: String { limit.map { " LIMIT \($0)" } ?? "" }
 
     private func list(_ catalog: Catalog) throws -> ExitCode {
-        let table: Table
+        let sql: String
         if let run = runID {
-            table = try Table.query(catalog.database, """
+            sql = """
                 SELECT s.id, s.seq, s.path, s.bytes, s.xxh128, s.saved_at, s.duration_us, s.synced, s.status
                 FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = \(run) ORDER BY s.seq, s.id\(limitClause)
-                """)
+                """
         } else {
-            table = try Table.query(catalog.database, """
+            sql = """
                 SELECT r.id, r.started_at, r.status, r.device, count(s.id) AS saved, r.requested_count AS requested,
                        coalesce(sum(\(Catalog.plausibleBytes)), 0) AS bytes,
                        round(coalesce(sum(\(Catalog.plausibleBytes)), 0) / 1e6 / max(0.001,
@@ -157,14 +157,11 @@ struct CatalogCommands {
                 LEFT JOIN captures c ON c.run_id = r.id
                 LEFT JOIN saves s ON s.capture_id = c.id AND s.status = 'saved'
                 GROUP BY r.id ORDER BY r.id DESC\(limitClause)
-                """)
+                """
         }
-        if global.json {
-            console.out(JSONLine.encode(table.objects()))
-        } else if csv {
-            console.out(table.csv())
-        } else {
-            console.out(table.text())
+        try Table.stream(catalog.database, sql, as: global.json ? .json : csv ? .csv : .text) { text in
+            console.out(text)
+            return !Console.stdoutHasFailed
         }
         return .success
     }

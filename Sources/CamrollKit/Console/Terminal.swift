@@ -79,6 +79,10 @@ public final class Console: Sendable {
         return code == 0 || code == EPIPE ? nil : SystemError("write", errno: code)
     }
 
+    /// Whether a write to stdout has failed, for whatever reason (a closed pipe too): a command
+    /// printing much can stop there.
+    public static var stdoutHasFailed: Bool { firstStdoutErrno.load(ordering: .relaxed) != 0 }
+
     /// Writes all of `bytes`, across short writes and EINTR; stops when the other end is gone
     /// (a closed pipe, a full disk, a closed terminal), remembering why for stdout.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {

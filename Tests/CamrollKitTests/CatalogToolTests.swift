@@ -380,6 +380,20 @@ import Testing
         #expect(noCatalog.status == 66 && noCatalog.stderr.hasPrefix("camroll: error: no catalog at"))
     }
 
+    /// Makes the catalog's 100-save run look like one of many: `copies` more rows of each save,
+    /// their paths `renamed` (files that do not exist) or the same (files read many times).
+    func addRows(_ dir: TemporaryDirectory, copies: Int, renamed: Bool) throws {
+        try Database(path: dir.file("c.sqlite3")).execute("""
+            WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < \(copies))
+            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status)
+            SELECT s.capture_id, s.seq + 100 * k.i, s.path\(renamed ? " || '.' || k.i" : ""), s.bytes, s.xxh128, s.saved_at,
+                   s.duration_us, s.synced, s.status FROM saves s, k WHERE s.seq <= 100
+            """)
+    }
+
+    /// Under this limit on its heap, a command that holds every row of a large run dies.
+    let heapLimit = ["/usr/bin/prlimit", "--data=\(40 << 20)"]
+
     /// A run of many saves (a fill of a large disk) is listed in the memory of a few rows, in
     /// every format, each line of the table aligned with the header. (Before, the whole table
     /// was built in memory first: 2.3 GB for two million saves; under this test's limit on the
@@ -388,15 +402,8 @@ import Testing
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, [], count: 100).status == 0)
         let copies = 1000
-        let database = try Database(path: dir.file("c.sqlite3"))
-        try database.execute("""
-            WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < \(copies))
-            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status)
-            SELECT s.capture_id, s.seq + 100 * k.i, s.path || '.' || k.i, s.bytes, s.xxh128, s.saved_at, s.duration_us,
-                   s.synced, s.status FROM saves s, k WHERE s.seq <= 100
-            """)
+        try addRows(dir, copies: copies, renamed: true)
         let rows = 100 * (copies + 1)
-        let heapLimit = ["/usr/bin/prlimit", "--data=\(40 << 20)"]
         let text = try CamrollBinary.run(["list", "--run", "1", "--db", dir.file("c.sqlite3")], prefix: heapLimit)
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n")
@@ -410,6 +417,36 @@ import Testing
         #expect(json.status == 0, "\(json.stderr)")
         let saves = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(saves?.count == rows && saves?.last?["seq"] as? Int == rows && saves?.last?["status"] as? String == "saved")
+    }
+
+    /// A run of many saves is checked in the memory of one batch of rows, not of them all (it
+    /// took 1 GB for two million saves; under this test's limit on the heap it died), and every
+    /// row is read: each batch starts where the last ended.
+    @Test func aLargeRunIsVerifiedInLittleMemory() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-r", "64x48"], count: 100).status == 0)
+        try addRows(dir, copies: 1000, renamed: false)
+        let rows = 100 * 1001
+        let verify = try CamrollBinary.run(["verify", "--jobs", "2", "--db", dir.file("c.sqlite3")], prefix: heapLimit)
+        #expect(verify.status == 0 && verify.stdout.hasPrefix("verified \(rows) files: \(rows) ok, 0 corrupt"),
+                "\(verify.stdout)\(verify.stderr)")
+        // One file changed: every row that names it is found, in whichever batch.
+        try Data("changed".utf8).write(to: URL(fileURLWithPath: dir.file("out/050.jpg")))
+        let changed = try CamrollBinary.run(["verify", "--json", "--db", dir.file("c.sqlite3")], prefix: heapLimit)
+        let report = try JSONSerialization.jsonObject(with: Data(changed.stdout.utf8)) as? [String: Any]
+        #expect(changed.status == 1 && report?["corrupt"] as? Int == 1001 && report?["ok"] as? Int == rows - 1001, "\(changed.stdout.prefix(300))")
+    }
+
+    /// A run of many saves is deleted in the memory of one batch, every row of it marked.
+    @Test func aLargeRunIsDeletedInLittleMemory() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try snap(dir, ["-r", "64x48"], count: 100).status == 0)
+        try addRows(dir, copies: 2000, renamed: true)
+        let delete = try CamrollBinary.run(["delete", "--run", "1", "--db", dir.file("c.sqlite3")], prefix: heapLimit)
+        #expect(delete.status == 0 && delete.stdout.hasPrefix("deleted 100 file(s), ")
+                && delete.stdout.contains("; 200000 were already missing"), "\(delete.stdout)\(delete.stderr)")
+        #expect(try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves WHERE status = 'deleted'") == 200100)
+        #expect(dir.files(in: "out").isEmpty)
     }
 
     @Test func thumbnailsAndMaxBytes() throws {

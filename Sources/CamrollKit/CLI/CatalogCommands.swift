@@ -359,34 +359,49 @@ struct CatalogCommands {
         let deletionLock = try? RunLock(catalog: catalog.path)
         deletionLock?.holdForDeletion()
         defer { withExtendedLifetime(deletionLock) {} }
-        // Rows left `deleting` are finished here only when they were a stopped delete's: those
-        // of a delete at work beside this one are its own.
-        let statuses = deletionLock?.anotherDeletionIsAtWork() == false
-            ? "'saved', 'missing', 'corrupt', 'deleting'" : "'saved', 'missing', 'corrupt'"
         let filter: String
         if let saveID { filter = "s.id = \(saveID)" }
         else if let captureID { filter = "s.capture_id = \(captureID)" }
         else { filter = "c.run_id = \(runID ?? 0)" }
-        let statement = try catalog.database.prepare(
-            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status FROM saves s JOIN captures c ON c.id = s.capture_id "
-                + "WHERE \(filter) AND s.status IN (\(statuses)) ORDER BY s.id")
-        var targets: [DeleteTarget] = []
-        while try statement.step() {
-            targets.append(DeleteTarget(id: statement.int(0), path: statement.text(1) ?? "", bytes: statement.int(2),
-                                        hash: statement.text(3) ?? "", status: statement.text(4) ?? ""))
+        // Rows left `deleting` are finished here only when they were a stopped delete's, so only
+        // those there are as it begins, when no other delete is at work: the rows a delete at
+        // work beside this one marks are its own. (A stopped delete leaves one batch of them.)
+        var stopped: [Int] = []
+        if deletionLock?.anotherDeletionIsAtWork() == false {
+            let deleting = try catalog.database.prepare(
+                "SELECT s.id FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter) AND s.status = 'deleting'")
+            while try deleting.step() { stopped.append(deleting.int(0)) }
         }
-        guard !targets.isEmpty else {
+        let statuses = "s.status IN ('saved', 'missing', 'corrupt')"
+            + (stopped.isEmpty ? "" : " OR (s.status = 'deleting' AND s.id IN (\(stopped.map(String.init).joined(separator: ","))))")
+        // The files there are when it begins (not those a run still at work saves meanwhile),
+        // read from the catalog a batch at a time: a run of millions of saves is deleted in the
+        // memory of one batch.
+        let lastID = try catalog.database.prepare("SELECT max(id) FROM saves").stepInt() ?? 0
+        let selected = "FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter) AND (\(statuses)) AND s.id <= \(lastID)"
+        let total = try catalog.database.prepare("SELECT count(*) \(selected)").stepInt() ?? 0
+        guard total > 0 else {
             throw CamrollError(.noInput, "nothing to delete: no saved file matches in \(catalog.path)")
         }
+        let next = try catalog.database.prepare(
+            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status \(selected) AND s.id > ? ORDER BY s.id LIMIT \(Self.deleteBatch)")
         var tally = DeleteTally()
         var done = 0
-        for batch in stride(from: 0, to: targets.count, by: Self.deleteBatch).map({ targets[$0..<min($0 + Self.deleteBatch, targets.count)] }) {
-            if cancellation.isCancelled { break }
-            try deleteBatch(Array(batch), catalog: catalog, tally: &tally)
+        var after = 0
+        while !cancellation.isCancelled {
+            var batch: [DeleteTarget] = []
+            try next.bind(.int(after))
+            while try next.step() {
+                batch.append(DeleteTarget(id: next.int(0), path: next.text(1) ?? "", bytes: next.int(2),
+                                          hash: next.text(3) ?? "", status: next.text(4) ?? ""))
+            }
+            guard let last = batch.last else { break }
+            after = last.id
+            try deleteBatch(batch, catalog: catalog, tally: &tally)
             done += batch.count
         }
         if !global.quiet {
-            var text = (cancellation.isCancelled && done < targets.count ? "cancelled after \(done)/\(targets.count): " : "")
+            var text = (cancellation.isCancelled && done < total ? "cancelled after \(done)/\(total): " : "")
                 + "deleted \(tally.deleted) file(s), \(Units.bytes(tally.deletedBytes))"
             if tally.alreadyMissing > 0 { text += "; \(tally.alreadyMissing) were already missing (rows marked deleted)" }
             if tally.takenByAnother > 0 { text += "; \(tally.takenByAnother) were being deleted by another command (left to it)" }
@@ -398,7 +413,7 @@ struct CatalogCommands {
                           hint: "Use --force to delete them anyway.")
             return .failure
         }
-        if cancellation.isCancelled && done < targets.count {
+        if cancellation.isCancelled && done < total {
             return ExitCode(cancelledBy: cancellation.signal)
         }
         return .success

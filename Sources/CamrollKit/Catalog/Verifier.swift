@@ -104,16 +104,34 @@ public final class Verifier {
                 hint: "Its files may still be checked with 'xxhsum -H2 -c' from a copy of the rows that can be read.")
         }
         if repair { report.repair = try Repair(catalog: catalog).run(selection) }
-        let rows = try catalog.userErrors { try self.rows(selection) }
-        if case .paths(let paths) = selection {
-            let known = Set(rows.map(\.path))
-            report.unknownPaths = paths.map { AbsolutePath.resolve($0) }.filter { !known.contains($0) }
-        }
+        let rows = try catalog.userErrors { try RowQuery(catalog: catalog, selection: selection) }
         // Pages still dirty from the saving cannot be dropped from the cache; written out first,
         // every page can, and each file is then read from the device.
-        Self.syncFileSystems(holding: rows.map(\.path))
-        var pathOfHash: [String: String] = [:]
-        for row in rows { pathOfHash[row.hash] = row.path }
+        var fileSystems = FileSystemSync()
+        var known: Set<String> = []
+        try catalog.userErrors {
+            try rows.forEach("s.path") { statement in
+                let path = statement.text(0) ?? ""
+                fileSystems.add(path)
+                if case .paths = selection { known.insert(path) }
+            }
+        }
+        if case .paths(let paths) = selection {
+            report.unknownPaths = paths.map { AbsolutePath.resolve($0) }.filter { !known.contains($0) }
+        }
+        // The path of the last save with a given content: made when a file is first found not
+        // to hold its own (most checks find none, and need not hold every row's hash).
+        var pathOfHash: [String: String]?
+        func path(holding hash: String) throws -> String? {
+            if pathOfHash == nil {
+                var made: [String: String] = [:]
+                try catalog.userErrors {
+                    try rows.forEach("s.xxh128, s.path") { made[$0.text(0) ?? ""] = $0.text(1) ?? "" }
+                }
+                pathOfHash = made
+            }
+            return pathOfHash?[hash]
+        }
         // Where each save of a run was laid on the device, for the wrap-around distance.
         var layouts: [Int: RunLayout] = [:]
         func layout(of row: Row) throws -> RunLayout {
@@ -128,8 +146,6 @@ public final class Verifier {
 
         var newStatus: [(id: Int, status: String, was: String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        let reads = try readFiles(rows)
-        report.cancelled = reads.count < rows.count
         // A file deleted (`camroll delete`) or replaced (`--overwrite`) by another process while
         // it was read is neither missing nor damaged: its row has left the saves to check.
         let currentStatus = try catalog.database.prepare("SELECT status FROM saves WHERE id = ?")
@@ -137,57 +153,73 @@ public final class Verifier {
             let now = try catalog.userErrors { try currentStatus.bind(.int(row.id)).step() ? currentStatus.text(0) : nil }
             return now != row.status && !["saved", "missing", "corrupt"].contains(now ?? "")
         }
-        for (index, row) in rows.prefix(reads.count).enumerated() {
-            let asSaved = { if case .success(let (size, hash)) = reads[index] { size == row.bytes && hash == row.hash } else { false } }()
-            if !asSaved, try leftTheCheck(row) { continue }
-            let outcome: Outcome
-            var detail = ""
-            switch reads[index] {
-            case .failure(.missing):
-                outcome = .missing
-                detail = "missing"
-            case .failure(let problem):  // (not `cannotRead`: `readFiles` throws that)
-                outcome = .corrupt
-                detail = problem.detail
-            case .success(let (size, hash)):
-                report.bytesRead += size
-                if size == row.bytes && hash == row.hash {
-                    outcome = .ok
-                } else if let other = pathOfHash[hash], other != row.path, Self.oneNameIgnoringCase(row.path, other) {
-                    outcome = .replaced
-                    detail = "replaced by \(other), the same name where case is ignored"
-                } else if let other = pathOfHash[hash], other != row.path {
-                    outcome = .aliased
-                    detail = "holds the content of \(other)"
-                } else if let stamp = Self.foreignStamp(in: row.path, of: row, buffer: &buffer) {
-                    // Part of a later save landed on this file: the device wrapped around.
-                    outcome = .aliased
-                    detail = "holds the start of save \(stamp.seq) of \(stamp.runUUID == row.runUUID ? "this run" : "run \(stamp.runUUID)") at byte \(stamp.position)"
-                    if stamp.runUUID == row.runUUID, stamp.seq > row.seq {
-                        let layout = try layout(of: row)
-                        if let ours = layout.place(ofByte: stamp.position, in: row.seq, path: row.path),
-                           let theirs = layout.offset[stamp.seq] {
-                            report.wrapDistances.append(theirs - ours)
-                        }
-                    }
-                } else {
+        /// Each file of a batch: its outcome, counted, its problem and its row's new status noted.
+        func check(_ batch: ArraySlice<Row>, _ reads: [Result<(Int, String), RegularFile.Problem>]) throws {
+            for (index, row) in batch.enumerated() {
+                let asSaved = { if case .success(let (size, hash)) = reads[index] { size == row.bytes && hash == row.hash } else { false } }()
+                if !asSaved, try leftTheCheck(row) { continue }
+                let outcome: Outcome
+                var detail = ""
+                switch reads[index] {
+                case .failure(.missing):
+                    outcome = .missing
+                    detail = "missing"
+                case .failure(let problem):  // (not `cannotRead`: `readFiles` throws that)
                     outcome = .corrupt
-                    detail = size == row.bytes ? "content differs" : "\(size) bytes, expected \(row.bytes)"
-                    unexplained.append((row, report.problems.count))
+                    detail = problem.detail
+                case .success(let (size, hash)):
+                    report.bytesRead += size
+                    let asRecorded = size == row.bytes && hash == row.hash
+                    let other = try asRecorded ? nil : path(holding: hash)
+                    if asRecorded {
+                        outcome = .ok
+                    } else if let other, other != row.path, Self.oneNameIgnoringCase(row.path, other) {
+                        outcome = .replaced
+                        detail = "replaced by \(other), the same name where case is ignored"
+                    } else if let other, other != row.path {
+                        outcome = .aliased
+                        detail = "holds the content of \(other)"
+                    } else if let stamp = Self.foreignStamp(in: row.path, of: row, buffer: &buffer) {
+                        // Part of a later save landed on this file: the device wrapped around.
+                        outcome = .aliased
+                        detail = "holds the start of save \(stamp.seq) of \(stamp.runUUID == row.runUUID ? "this run" : "run \(stamp.runUUID)") at byte \(stamp.position)"
+                        if stamp.runUUID == row.runUUID, stamp.seq > row.seq {
+                            let layout = try layout(of: row)
+                            if let ours = layout.place(ofByte: stamp.position, in: row.seq, path: row.path),
+                               let theirs = layout.offset[stamp.seq] {
+                                report.wrapDistances.append(theirs - ours)
+                            }
+                        }
+                    } else {
+                        outcome = .corrupt
+                        detail = size == row.bytes ? "content differs" : "\(size) bytes, expected \(row.bytes)"
+                        unexplained.append((row, report.problems.count))
+                    }
                 }
+                report.counts[outcome, default: 0] += 1
+                report.bytes[outcome, default: 0] = report.bytes[outcome, default: 0].addingSaturated(row.bytes)
+                if outcome != .ok {
+                    report.problems.append(Problem(saveID: row.id, path: row.path, outcome: outcome, detail: detail))
+                }
+                let status = switch outcome {
+                case .ok: "saved"
+                case .missing: "missing"
+                case .replaced: "replaced"
+                case .corrupt, .aliased: "corrupt"
+                }
+                if status != row.status { newStatus.append((row.id, status, row.status)) }
             }
-            report.counts[outcome, default: 0] += 1
-            report.bytes[outcome, default: 0] = report.bytes[outcome, default: 0].addingSaturated(row.bytes)
-            if outcome != .ok {
-                report.problems.append(Problem(saveID: row.id, path: row.path, outcome: outcome, detail: detail))
-            }
-            let status = switch outcome {
-            case .ok: "saved"
-            case .missing: "missing"
-            case .replaced: "replaced"
-            case .corrupt, .aliased: "corrupt"
-            }
-            if status != row.status { newStatus.append((row.id, status, row.status)) }
+        }
+        var lastID = 0
+        var done = 0
+        while !report.cancelled {
+            let batch = try catalog.userErrors { try rows.batch(after: lastID, count: Self.batchSize) }
+            guard let last = batch.last else { break }
+            lastID = last.id
+            let reads = try readFiles(batch, before: (done, report.bytesRead), total: rows.count)
+            report.cancelled = reads.count < batch.count
+            done += reads.count
+            try check(batch.prefix(reads.count), reads)
         }
         if let distance = report.estimatedCapacity, !report.cancelled {
             for (row, problem) in unexplained {
@@ -222,8 +254,11 @@ public final class Verifier {
     /// Every row's file read (size and hash), `jobs` at a time; the results of the rows before
     /// the first one a cancellation left unread. Throws, once every reader has stopped, when a
     /// file could not be read for a reason of the process's (`RegularFile.Problem.cannotRead`):
-    /// no file is then reported damaged for it.
-    private func readFiles(_ rows: [Row]) throws -> [Result<(Int, String), RegularFile.Problem>] {
+    /// no file is then reported damaged for it. Progress counts on from `before` (files, bytes)
+    /// towards `total`, the rows being one batch of them.
+    private func readFiles(_ rows: [Row], before: (files: Int, bytes: Int), total: Int) throws
+        -> [Result<(Int, String), RegularFile.Problem>]
+    {
         final class Reads: @unchecked Sendable {
             let lock = Lock()
             var results: [Result<(Int, String), RegularFile.Problem>?]
@@ -258,7 +293,7 @@ public final class Verifier {
                     reads.results[index] = result
                     reads.done += 1
                     if case .success(let (size, _)) = result { reads.bytes += size }
-                    reads.progress?(reads.done, rows.count, reads.bytes)
+                    reads.progress?(before.files + reads.done, max(total, before.files + reads.done), before.bytes + reads.bytes)
                 }
             }
         }
@@ -272,26 +307,61 @@ public final class Verifier {
         return results
     }
 
-    private func rows(_ selection: Selection) throws -> [Row] {
-        var sql = "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, c.run_id, r.uuid, s.seq FROM saves s JOIN captures c ON c.id = s.capture_id JOIN runs r ON r.id = c.run_id WHERE s.status IN ('saved', 'missing', 'corrupt')"
-        var values: [SQLValue] = []
-        switch selection {
-        case .all: break
-        case .run(let id):
-            sql += " AND c.run_id = ?"
-            values = [.int(id)]
-        case .paths(let paths):
-            sql += " AND s.path IN (" + paths.map { _ in "?" }.joined(separator: ",") + ")"
-            values = paths.map { .text(AbsolutePath.resolve($0)) }
+    /// Rows are taken from the catalog a batch at a time, so that a check of a fill of millions
+    /// of files holds one batch of rows, and what was found wrong, not every row (1 GB for two
+    /// million saves before).
+    static let batchSize = 8192
+
+    /// The saves a check covers, in the order of their ids, up to the last one there was when
+    /// it began: saves a run makes meanwhile are for the next check.
+    struct RowQuery {
+        private let catalog: Catalog
+        private let filter: String
+        private let values: [SQLValue]
+        /// How many there were when the check began.
+        let count: Int
+
+        init(catalog: Catalog, selection: Selection) throws {
+            self.catalog = catalog
+            let lastID = try catalog.database.prepare("SELECT max(id) FROM saves").stepInt() ?? 0
+            var filter = "s.status IN ('saved', 'missing', 'corrupt') AND s.id <= \(lastID)"
+            switch selection {
+            case .all: values = []
+            case .run(let id):
+                filter += " AND c.run_id = ?"
+                values = [.int(id)]
+            case .paths(let paths):
+                filter += " AND s.path IN (" + paths.map { _ in "?" }.joined(separator: ",") + ")"
+                values = paths.map { .text(AbsolutePath.resolve($0)) }
+            }
+            self.filter = filter
+            count = try catalog.database.prepare(
+                "SELECT count(*) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter)").bind(values).stepInt() ?? 0
         }
-        let statement = try catalog.database.prepare(sql + " ORDER BY s.id").bind(values)
-        var rows: [Row] = []
-        while try statement.step() {
-            rows.append(Row(id: statement.int(0), path: statement.text(1) ?? "", bytes: statement.int(2),
-                            hash: statement.text(3) ?? "", status: statement.text(4) ?? "", runID: statement.int(5),
-                            runUUID: statement.text(6) ?? "", seq: statement.int(7)))
+
+        /// The next `count` rows after id `after`.
+        func batch(after: Int, count: Int) throws -> [Row] {
+            let statement = try catalog.database.prepare(
+                "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, c.run_id, r.uuid, s.seq FROM saves s "
+                    + "JOIN captures c ON c.id = s.capture_id JOIN runs r ON r.id = c.run_id "
+                    + "WHERE \(filter) AND s.id > ? ORDER BY s.id LIMIT ?"
+            ).bind(values + [.int(after), .int(count)])
+            var rows: [Row] = []
+            while try statement.step() {
+                rows.append(Row(id: statement.int(0), path: statement.text(1) ?? "", bytes: statement.int(2),
+                                hash: statement.text(3) ?? "", status: statement.text(4) ?? "", runID: statement.int(5),
+                                runUUID: statement.text(6) ?? "", seq: statement.int(7)))
+            }
+            return rows
         }
-        return rows
+
+        /// `columns` of every row, one row at a time, kept by no one but `body`.
+        func forEach(_ columns: String, _ body: (Statement) throws -> Void) throws {
+            let statement = try catalog.database.prepare(
+                "SELECT \(columns) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter) ORDER BY s.id"
+            ).bind(values)
+            while try statement.step() { try body(statement) }
+        }
     }
 
     /// Where the saves of one run lie on the device: where the file system says (FIEMAP: ext4,
@@ -405,18 +475,19 @@ public final class Verifier {
         var position: Int
     }
 
-    /// Writes out the file systems that hold `paths`, each once: syncfs, not sync, which would
-    /// wait for every other mounted file system too (a slow stick, a network share).
-    static func syncFileSystems(holding paths: [String]) {
-        var synced: Set<UInt> = []
-        var lastDirectory = Substring()
-        for path in paths {
+    /// Writes out the file systems that hold the paths it is given, each once: syncfs, not sync,
+    /// which would wait for every other mounted file system too (a slow stick, a network share).
+    struct FileSystemSync {
+        private var synced: Set<UInt> = []
+        private var lastDirectory = ""
+
+        mutating func add(_ path: String) {
             let slash = path.lastIndex(of: "/") ?? path.startIndex
-            let directory = path[..<slash]
-            if directory == lastDirectory { continue }  // a run's files share a directory
+            let directory = String(path[..<slash])
+            if directory == lastDirectory { return }  // a run's files share a directory
             lastDirectory = directory
-            let fd = open(directory.isEmpty ? "/" : String(directory), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { continue }  // gone: its files are missing, nothing to write out
+            let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { return }  // gone: its files are missing, nothing to write out
             defer { close(fd) }
             var status = stat()
             if fstat(fd, &status) == 0, synced.insert(UInt(status.st_dev)).inserted { syncfs(fd) }

@@ -130,6 +130,30 @@ import Testing
         #expect(dir.files(in: "out").isEmpty)
     }
 
+    /// `--db` naming another program's SQLite database (a browser's history, say): every command
+    /// says so and the file is left byte for byte as it was, still not in WAL mode. (Before,
+    /// `snap` added camroll's tables to it and switched it to WAL.) Also where that program
+    /// keeps a schema version of its own.
+    @Test func theDatabaseOfAnotherProgramIsLeftAsItWas() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("places.sqlite")
+        for version in [0, 3] {
+            try? FileManager.default.removeItem(atPath: path)
+            try Database(path: path).execute(
+                "CREATE TABLE bookmarks(id INTEGER PRIMARY KEY, url TEXT); INSERT INTO bookmarks(url) VALUES ('https://example.org'); PRAGMA user_version=\(version)")
+            let before = try fileBytes(path)
+            for command in [["snap", "-d", "pattern", "-r", "64x48", "-o", dir.file("out/{seq}.jpg")], ["list"], ["verify"], ["stats"]] {
+                let result = try CamrollBinary.run(command + ["--db", path])
+                #expect(result.status == 65, "\(command): \(result.status) \(result.stderr)")
+                #expect(result.stderr.hasPrefix("camroll: error: \(path) is the database of something else, not a camroll catalog (its tables: bookmarks)\n"),
+                        "\(result.stderr)")
+            }
+            #expect(try fileBytes(path) == before)
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            #expect(dir.files(in: "out").isEmpty)
+        }
+    }
+
     /// This machine has no camera: each command says so, and what to do instead.
     @Test func withoutACameraEachCommandSaysSo() throws {
         guard DeviceList.videoNodes().isEmpty else { return }  // a machine with cameras: not this test

@@ -34,13 +34,17 @@ public final class Catalog {
                 try Self.refuseNonFile(self.path, as: .noInput)
                 database = try Self.openForReading(self.path)
                 database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-                try checkVersion(try database.scalarInt("PRAGMA user_version") ?? 0)
+                let found = try identify()
+                try refuseForeign(found)
+                try checkVersion(found.version)
                 return
             }
             try Self.refuseNonFile(self.path)
             try Self.createParentDirectory(of: self.path)
             database = try Database(path: self.path)
             database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            // Before anything is changed (WAL, tables): a database of another program stays as it is.
+            try refuseForeign(identify())
             try database.execute("PRAGMA foreign_keys=ON")
             try enableWAL(busyTimeoutMilliseconds: Int(busyTimeoutMilliseconds))
             try database.execute("PRAGMA synchronous=NORMAL")
@@ -96,6 +100,35 @@ public final class Catalog {
             let kind = (status.st_mode & S_IFMT) == S_IFIFO ? "a FIFO" : (status.st_mode & S_IFMT) == S_IFSOCK ? "a socket" : "a device"
             throw CamrollError(code, "catalog \(path) is \(kind), not a file", hint: "Name a file with --db PATH.")
         }
+    }
+
+    /// The schema version and the tables of the database, read in one snapshot: where two
+    /// camrolls create a catalog at once, the other's first migration makes both at once.
+    private func identify() throws -> (version: Int, tables: Set<String>) {
+        let statement = try database.prepare("""
+            SELECT (SELECT user_version FROM pragma_user_version), name FROM sqlite_master
+            WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+            UNION ALL SELECT (SELECT user_version FROM pragma_user_version), NULL
+            """)
+        var version = 0
+        var tables: Set<String> = []
+        while try statement.step() {
+            version = statement.int(0)
+            if let name = statement.text(1) { tables.insert(name) }
+        }
+        return (version, tables)
+    }
+
+    /// A database of another program named by mistake with --db (a browser's history, an
+    /// app's settings): camroll adds no tables to it and does not switch it to WAL. An empty
+    /// database becomes a catalog; one with tables is another program's when it has no schema
+    /// version (camroll sets one with its first tables) or none of camroll's tables. (One with
+    /// some of them is a damaged catalog: the commands say which table is missing.)
+    private func refuseForeign(_ found: (version: Int, tables: Set<String>)) throws {
+        guard !found.tables.isEmpty, found.version == 0 || found.tables.isDisjoint(with: ["runs", "captures", "saves"]) else { return }
+        let some = found.tables.sorted().prefix(3).joined(separator: ", ") + (found.tables.count > 3 ? ", …" : "")
+        throw CamrollError(.dataError, "\(path) is the database of something else, not a camroll catalog (its tables: \(some))",
+                           hint: "Choose another catalog with --db PATH.")
     }
 
     private func checkVersion(_ current: Int) throws {

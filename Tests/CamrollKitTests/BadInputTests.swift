@@ -154,6 +154,29 @@ import Testing
         }
     }
 
+    /// `-o` naming the catalog or a file beside it, with `--overwrite`, under that name or
+    /// another (a hard link): exit 73, and the catalog keeps every record. (Before, the photo
+    /// replaced the catalog: every run it recorded was gone.)
+    @Test func noSaveReplacesTheCatalogOrItsFiles() throws {
+        let dir = try TemporaryDirectory()
+        let catalog = dir.file("c.sqlite3")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("first.jpg"), "--db", catalog]).status == 0)
+        #expect(link(catalog, dir.file("alias.jpg")) == 0)
+        for (name, what) in [("c.sqlite3", "the catalog \(catalog)"), ("c.sqlite3-wal", "the catalog's write-ahead log \(catalog)-wal"),
+                             ("c.sqlite3.runs-lock", "the catalog's lock file \(catalog).runs-lock"),
+                             ("alias.jpg", "the catalog \(catalog)")] {
+            for jobs in ["1", "2"] {
+                let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file(name), "--overwrite", "--jobs", jobs,
+                                                    "--db", catalog])
+                #expect(result.status == 73 && result.stderr.hasPrefix("camroll: error: cannot save \(dir.file(name)): it is \(what)\n"),
+                        "\(name): \(result.status) \(result.stderr)")
+            }
+        }
+        let list = try CamrollBinary.run(["list", "--run", "1", "--db", catalog])
+        #expect(list.status == 0 && list.stdout.contains(dir.file("first.jpg")), "\(list.stderr)")
+        #expect(try CamrollBinary.run(["verify", "--db", catalog]).status == 0)
+    }
+
     /// This machine has no camera: each command says so, and what to do instead.
     @Test func withoutACameraEachCommandSaysSo() throws {
         guard DeviceList.videoNodes().isEmpty else { return }  // a machine with cameras: not this test

@@ -144,6 +144,18 @@ public final class Catalog {
         }
     }
 
+    /// The catalog's files that are there now, each with what it is, for the saving never to
+    /// replace them: the database, SQLite's WAL and its index, camroll's run locks.
+    static func ownFiles(_ path: String) -> [FileIdentity: String] {
+        var files: [FileIdentity: String] = [:]
+        for (suffix, what) in [("", "the catalog"), ("-wal", "the catalog's write-ahead log"),
+                               ("-shm", "the catalog's WAL index"), ("-journal", "the catalog's journal"),
+                               (".runs-lock", "the catalog's lock file")] {
+            if let file = FileIdentity(path: path + suffix) { files[file] = "\(what) \(path + suffix)" }
+        }
+        return files
+    }
+
     /// Copies what the WAL holds into the main file and empties the WAL, so that the catalog
     /// file alone is complete (copied, backed up, or read from read-only media). Best effort: a
     /// reader in another process may hold the WAL, and then its next writer does this.

@@ -46,6 +46,10 @@ public final class AtomicFileWriter {
     private var staged: (id: Int, offset: Int, count: Int)?
     static let directAlignment = 4096
     public var overwrite: Bool { existing == .replace }
+    /// Files never replaced, not even with `--overwrite`: the catalog and the files beside it
+    /// (`-o` naming the catalog, by mistake or through another name for it, would put a JPEG
+    /// where every record was). By device and inode, so any name for them is caught.
+    public var protectedFiles: [FileIdentity: String] = [:]
     /// Lets a second signal stop the writer between any two steps (see `WriteGate`).
     public let gate = WriteGate()
     private var preparedDirectory: String?
@@ -209,6 +213,14 @@ public final class AtomicFileWriter {
         var target = String(name)
         var targetPath = path
         var number = 1
+        if overwrite, !protectedFiles.isEmpty {
+            var status = stat()
+            if fstatat(directoryFD, target, &status, AT_SYMLINK_NOFOLLOW) == 0,
+               let what = protectedFiles[FileIdentity(status)] {
+                throw CamrollError(.cannotCreate, "cannot save \(targetPath): it is \(what)",
+                                   hint: "Choose another -o, or another catalog with --db.")
+            }
+        }
         while true {
             let code = rename(temporary, to: target)
             if code == 0 { return targetPath }
@@ -530,5 +542,23 @@ public final class WriteGate: Sendable {
             state.temporary = nil
             state.stopped = true
         }
+    }
+}
+
+/// A file as the kernel knows it, whatever its name: its device and inode.
+public struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+    }
+
+    /// The file at `path` (not following a final symbolic link), or nil when there is none.
+    init?(path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        self.init(status)
     }
 }

@@ -68,6 +68,9 @@ public final class BatchSaver: @unchecked Sendable {
             outputTemplate: plan.template.text)
         let runID = try recorder.perform { try $0.beginRun(run) }
         Trace.mark("run row committed")
+        // Now that the run holds its lock, every file of the catalog's is there: no save replaces one.
+        let catalogFiles = Catalog.ownFiles(catalogPath)
+        for writer in writers { writer.protectedFiles = catalogFiles }
         // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
         // the rows of every file already renamed into place are committed and the run closed.
         SignalWatcher.setSecondSignalAction { [gates = writers.map(\.gate), recorder] _ in

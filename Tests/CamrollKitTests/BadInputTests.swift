@@ -177,6 +177,31 @@ import Testing
         #expect(try CamrollBinary.run(["verify", "--db", catalog]).status == 0)
     }
 
+    /// `-o` naming a device, a FIFO or a socket, with `--overwrite` or without: exit 73, and the
+    /// node is still there, as it was. (Before, `--overwrite` replaced it with the photo: as
+    /// root, `-o /dev/null --overwrite` would have left a JPEG for /dev/null.)
+    @Test func noSaveReplacesADeviceAFIFOOrASocket() throws {
+        let dir = try TemporaryDirectory()
+        #expect(mkfifo(dir.file("fifo"), 0o600) == 0)
+        let socket = try CamrollBinary.runProgram(
+            ["/usr/bin/python3", "-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", dir.file("socket")])
+        #expect(socket.status == 0)
+        var nodes = [("fifo", "a FIFO", S_IFIFO), ("socket", "a socket", S_IFSOCK)]
+        if getuid() == 0 {  // mknod needs root: /dev/null's own numbers, 1:3 (glibc's makedev, a macro)
+            #expect(mknod(dir.file("null"), S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0)
+            nodes.append(("null", "a character device", S_IFCHR))
+        }
+        for (name, kind, type) in nodes {
+            for overwrite in [["--overwrite"], []] {
+                let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file(name), "--db", dir.file("c.sqlite3")] + overwrite)
+                #expect(result.status == 73 && result.stderr.hasPrefix("camroll: error: cannot save \(dir.file(name)): it is \(kind), and photos replace only files\n"),
+                        "\(name) \(overwrite): \(result.status) \(result.stderr)")
+                var status = stat()
+                #expect(lstat(dir.file(name), &status) == 0 && status.st_mode & S_IFMT == type, "\(name) was replaced")
+            }
+        }
+    }
+
     /// This machine has no camera: each command says so, and what to do instead.
     @Test func withoutACameraEachCommandSaysSo() throws {
         guard DeviceList.videoNodes().isEmpty else { return }  // a machine with cameras: not this test

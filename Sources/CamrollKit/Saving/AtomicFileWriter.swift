@@ -213,12 +213,14 @@ public final class AtomicFileWriter {
         var target = String(name)
         var targetPath = path
         var number = 1
-        if overwrite, !protectedFiles.isEmpty {
+        if overwrite {
             var status = stat()
-            if fstatat(directoryFD, target, &status, AT_SYMLINK_NOFOLLOW) == 0,
-               let what = protectedFiles[FileIdentity(status)] {
-                throw CamrollError(.cannotCreate, "cannot save \(targetPath): it is \(what)",
-                                   hint: "Choose another -o, or another catalog with --db.")
+            if fstatat(directoryFD, target, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+                if let what = protectedFiles[FileIdentity(status)] {
+                    throw CamrollError(.cannotCreate, "cannot save \(targetPath): it is \(what)",
+                                       hint: "Choose another -o, or another catalog with --db.")
+                }
+                try Self.refuseSpecialFile(status, path: targetPath)
             }
         }
         while true {
@@ -228,6 +230,10 @@ public final class AtomicFileWriter {
                 if code == EEXIST || code == EISDIR, Directories.isDirectory(targetPath) {
                     // Not "already exists, use --overwrite": --overwrite cannot replace a directory.
                     throw CamrollError(.cannotCreate, "cannot save \(targetPath): a directory has that name")
+                }
+                var status = stat()
+                if code == EEXIST, fstatat(directoryFD, target, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+                    try Self.refuseSpecialFile(status, path: targetPath)
                 }
                 // vfat writes the new name's entries before it drops the old ones.
                 if code == ENOSPC, let error = Self.noRoomForName(path: targetPath, directory: directory, directoryFD: directoryFD, bytes: []) {
@@ -239,6 +245,23 @@ public final class AtomicFileWriter {
             target = Self.numbered(String(name), number)
             targetPath = directory == "/" ? "/" + target : directory + "/" + target
         }
+    }
+
+    /// A device, FIFO or socket under the name a photo is to take is not a file to replace:
+    /// `-o /dev/null --overwrite`, run as root, would put a JPEG where the device was, for every
+    /// program after. (A directory is refused by rename itself, a symbolic link replaced as `mv`
+    /// replaces one.)
+    private static func refuseSpecialFile(_ status: stat, path: String) throws {
+        let kind: String
+        switch status.st_mode & S_IFMT {
+        case S_IFCHR: kind = "a character device"
+        case S_IFBLK: kind = "a block device"
+        case S_IFIFO: kind = "a FIFO"
+        case S_IFSOCK: kind = "a socket"
+        default: return
+        }
+        throw CamrollError(.cannotCreate, "cannot save \(path): it is \(kind), and photos replace only files",
+                           hint: "'-o -' writes the photo to standard output, which may go anywhere (e.g. > /dev/null).")
     }
 
     /// ENOSPC while a name is made need not mean that the space is gone: a file system can have

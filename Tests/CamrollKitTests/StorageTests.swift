@@ -55,6 +55,37 @@ import Testing
         #expect(verify.stdout.contains("\(saved) ok"))
     }
 
+    /// An unbounded fill whose directory is on the root file system — a card not mounted, a typo
+    /// — is warned of before it starts; one bounded with -n, or on a file system of its own, is
+    /// not. (The fills here end at once: a file stands where their directory would be made.)
+    @Test func anUnboundedFillOfTheRootFileSystemIsWarnedOf() throws {
+        func mountPoint(_ path: String) throws -> String {  // as coreutils finds it, not as camroll does
+            try CamrollBinary.runProgram(["/usr/bin/stat", "-c", "%m", path]).stdout.trimmingCharacters(in: .newlines)
+        }
+        let dir = try TemporaryDirectory()
+        let warning = "camroll: warning: --fill will fill the root file system ("
+        var triedOnRoot = false
+        for (parent, onRoot) in [("/var/tmp", true), ("/tmp", true), ("/dev/shm", false)] {
+            guard try mountPoint(parent) == (onRoot ? "/" : parent) else { continue }  // not so on this machine
+            triedOnRoot = triedOnRoot || onRoot
+            let blocker = parent + "/camroll-test-\(UUID().uuidString)"
+            try Data().write(to: URL(fileURLWithPath: blocker))
+            defer { try? FileManager.default.removeItem(atPath: blocker) }
+            for bound in [[], ["-n", "5"]] {
+                let fill = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--fill", "-o", blocker + "/fill/{seq}.jpg",
+                                                  "--db", dir.file("c.sqlite3")] + bound)
+                #expect(fill.status == 73, "\(fill.stderr)")
+                // Still a fill, whose upper bound is not a total: "0 files", not "0/1000000000".
+                #expect(fill.stdout.hasPrefix("failed after 0 files, "), "\(fill.stdout)")
+                #expect(fill.stderr.hasPrefix(warning) == (onRoot && bound.isEmpty), "\(parent) \(bound): \(fill.stderr)")
+                if onRoot && bound.isEmpty {
+                    #expect(fill.stderr.contains("): \(blocker)/fill is on it, not on a card or disk of its own (is it mounted?)"), "\(fill.stderr)")
+                }
+            }
+        }
+        #expect(triedOnRoot, "neither /var/tmp nor /tmp is on the root file system here")
+    }
+
     /// What a fake-capacity card does, played on the files themselves: the run's files laid one
     /// after another in whole blocks, as a file system lays them, on a device that keeps only
     /// `capacity` bytes, every write past it landing at its position modulo the capacity.

@@ -101,6 +101,9 @@ struct SnapCommand {
         let openedCatalog = try catalog()
         Trace.mark("catalog opened")
 
+        if options.fill && !options.countGiven && !options.global.quiet, let warning = Self.fillsTheRootFileSystem(template) {
+            console.warning(warning)
+        }
         let writer = AtomicFileWriter(
             existing: options.overwrite ? .replace : options.output == nil ? .keepAndNumber : .refuse,
             sync: options.fsync, direct: options.direct)
@@ -143,6 +146,24 @@ struct SnapCommand {
         try Catalog(
             path: options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
                 ?? Catalog.defaultPath(environment: environment))
+    }
+
+    /// A warning when an unbounded `--fill` is about to fill the root file system: its directory
+    /// is not on a card, stick or disk of its own — most often one that is not mounted (yet),
+    /// or a typo in its path, and a full root file system stops much else on the machine.
+    static func fillsTheRootFileSystem(_ template: OutputTemplate) -> String? {
+        // The directory the template names before its first token (the fill's, or a parent of it).
+        var fixed = ""
+        for piece in template.pieces {
+            guard case .literal(let text) = piece else { break }
+            fixed += text
+        }
+        let directory = AbsolutePath.resolve(fixed.hasSuffix("/") ? fixed : fixed.contains("/") ? PathText.directory(of: fixed) : ".")
+        guard Directories.mountPoint(holding: directory) == "/" else { return nil }
+        var info = statvfs()
+        let free = statvfs("/", &info) == 0 ? " (\(Units.bytes(Int(info.f_bavail) * Int(info.f_frsize))) free)" : ""
+        return "--fill will fill the root file system\(free): \(directory) is on it, not on a card or disk of its own "
+            + "(is it mounted?); Ctrl-C stops the fill, -n bounds it"
     }
 
     func openSource(cancellation: Cancellation, catalog: Catalog?, console: Console) throws -> FrameSource {

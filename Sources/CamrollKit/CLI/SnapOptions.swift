@@ -58,6 +58,8 @@ public struct SnapOptions: Sendable {
     public var stamp = false
     /// `--fill`: save until the file system is full (`count` is then an upper bound).
     public var fill = false
+    /// Whether `-n` was given (with `--fill`, a bound the user chose).
+    public var countGiven = false
     /// `--jobs`: writers saving at once.
     public var jobs = 1
     /// `--direct`: write with O_DIRECT, past the page cache.
@@ -181,6 +183,7 @@ public struct SnapOptions: Sendable {
             // one (a fake-capacity card wrapping around) from one merely damaged.
             options.stamp = true
             if !countGiven { options.count = maxCount / options.frames }
+            options.countGiven = countGiven
         }
         try options.validate()
         return options

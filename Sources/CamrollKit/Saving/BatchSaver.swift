@@ -252,7 +252,8 @@ public final class BatchSaver: @unchecked Sendable {
     }
 
     /// Space left for an unprivileged writer on the file system that will hold `path`: its
-    /// directory's, or before that directory is made, its nearest existing parent's.
+    /// directory's, or before that directory is made, its nearest existing parent's (a file
+    /// standing in its way too: the fill then fails at once, and is still a fill).
     private func freeBytes(for path: String) -> Int? {
         var directory = Substring(path)
         var info = statvfs()
@@ -261,7 +262,7 @@ public final class BatchSaver: @unchecked Sendable {
             if statvfs(directory.isEmpty ? "/" : String(directory), &info) == 0 {
                 return Int(info.f_bavail) * Int(info.f_frsize)
             }
-        } while errno == ENOENT && !directory.isEmpty
+        } while (errno == ENOENT || errno == ENOTDIR) && !directory.isEmpty
         return nil
     }
 

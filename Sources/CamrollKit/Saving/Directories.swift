@@ -19,4 +19,23 @@ enum Directories {
         var status = stat()
         return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
+
+    /// Where the file system that holds absolute `path` is mounted (for a path not made yet,
+    /// the one its nearest existing parent is on): the highest directory above it on the same
+    /// device. Nil when not even "/" can be looked at.
+    static func mountPoint(holding path: String) -> String? {
+        var directory = path
+        var status = stat()
+        while stat(directory, &status) != 0 {
+            guard directory != "/" else { return nil }
+            directory = PathText.directory(of: directory)
+        }
+        let device = status.st_dev
+        while directory != "/" {
+            let parent = PathText.directory(of: directory)
+            guard stat(parent, &status) == 0, status.st_dev == device else { break }
+            directory = parent
+        }
+        return directory
+    }
 }

@@ -377,17 +377,21 @@ struct CatalogCommands {
         // The files there are when it begins (not those a run still at work saves meanwhile),
         // read from the catalog a batch at a time: a run of millions of saves is deleted in the
         // memory of one batch.
-        let lastID = try catalog.database.prepare("SELECT max(id) FROM saves").stepInt() ?? 0
-        let selected = "FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter) AND (\(statuses)) AND s.id <= \(lastID)"
-        let total = try catalog.database.prepare("SELECT count(*) \(selected)").stepInt() ?? 0
+        let range = try catalog.database.prepare(
+            "SELECT min(s.id), max(s.id), count(*) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter) AND (\(statuses))")
+        _ = try range.step()
+        let (first, last, total) = (range.int(0), range.int(1), range.int(2))
+        range.reset()
         guard total > 0 else {
             throw CamrollError(.noInput, "nothing to delete: no saved file matches in \(catalog.path)")
         }
+        // In the order of the saves' ids, as verify reads them (see Verifier.RowQuery.batch).
         let next = try catalog.database.prepare(
-            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status \(selected) AND s.id > ? ORDER BY s.id LIMIT \(Self.deleteBatch)")
+            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status FROM saves s CROSS JOIN captures c ON c.id = s.capture_id "
+                + "WHERE \(filter) AND (\(statuses)) AND s.id <= \(last) AND s.id > ? ORDER BY s.id LIMIT \(Self.deleteBatch)")
         var tally = DeleteTally()
         var done = 0
-        var after = 0
+        var after = first - 1
         while !cancellation.isCancelled {
             var batch: [DeleteTarget] = []
             try next.bind(.int(after))

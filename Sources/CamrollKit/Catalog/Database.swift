@@ -168,6 +168,10 @@ public final class Statement {
         try database.check(sqlite3_step(handle), sql: sql) == SQLITE_ROW
     }
 
+    /// Ends a reading left part-way, so that the statement holds no read transaction (in WAL
+    /// mode, a snapshot that would keep this connection from writing after another has).
+    public func reset() { sqlite3_reset(handle) }
+
     /// Steps to completion, for statements that return no rows.
     public func run() throws {
         while try step() {}

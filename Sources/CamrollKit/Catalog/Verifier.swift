@@ -151,6 +151,7 @@ public final class Verifier {
         let currentStatus = try catalog.database.prepare("SELECT status FROM saves WHERE id = ?")
         func leftTheCheck(_ row: Row) throws -> Bool {
             let now = try catalog.userErrors { try currentStatus.bind(.int(row.id)).step() ? currentStatus.text(0) : nil }
+            currentStatus.reset()  // not left holding a snapshot older than the repair's writing
             return now != row.status && !["saved", "missing", "corrupt"].contains(now ?? "")
         }
         /// Each file of a batch: its outcome, counted, its problem and its row's new status noted.
@@ -210,7 +211,7 @@ public final class Verifier {
                 if status != row.status { newStatus.append((row.id, status, row.status)) }
             }
         }
-        var lastID = 0
+        var lastID = rows.start
         var done = 0
         while !report.cancelled {
             let batch = try catalog.userErrors { try rows.batch(after: lastID, count: Self.batchSize) }
@@ -316,15 +317,16 @@ public final class Verifier {
     /// it began: saves a run makes meanwhile are for the next check.
     struct RowQuery {
         private let catalog: Catalog
-        private let filter: String
+        private var filter: String
         private let values: [SQLValue]
         /// How many there were when the check began.
         let count: Int
+        /// The id before the first of them.
+        let start: Int
 
         init(catalog: Catalog, selection: Selection) throws {
             self.catalog = catalog
-            let lastID = try catalog.database.prepare("SELECT max(id) FROM saves").stepInt() ?? 0
-            var filter = "s.status IN ('saved', 'missing', 'corrupt') AND s.id <= \(lastID)"
+            var filter = "s.status IN ('saved', 'missing', 'corrupt')"
             switch selection {
             case .all: values = []
             case .run(let id):
@@ -334,16 +336,23 @@ public final class Verifier {
                 filter += " AND s.path IN (" + paths.map { _ in "?" }.joined(separator: ",") + ")"
                 values = paths.map { .text(AbsolutePath.resolve($0)) }
             }
-            self.filter = filter
-            count = try catalog.database.prepare(
-                "SELECT count(*) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter)").bind(values).stepInt() ?? 0
+            let range = try catalog.database.prepare(
+                "SELECT min(s.id), max(s.id), count(*) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter)"
+            ).bind(values)
+            _ = try range.step()
+            start = range.int(0) - 1
+            count = range.int(2)
+            self.filter = filter + " AND s.id <= \(range.int(1))"
+            range.reset()
         }
 
-        /// The next `count` rows after id `after`.
+        /// The next `count` rows after id `after`. Walked in the order of the saves' ids (CROSS
+        /// JOIN keeps SQLite to that order): left to choose, it reads a run's saves through its
+        /// captures and sorts them all for every batch, which for millions of saves never ends.
         func batch(after: Int, count: Int) throws -> [Row] {
             let statement = try catalog.database.prepare(
                 "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, c.run_id, r.uuid, s.seq FROM saves s "
-                    + "JOIN captures c ON c.id = s.capture_id JOIN runs r ON r.id = c.run_id "
+                    + "CROSS JOIN captures c ON c.id = s.capture_id CROSS JOIN runs r ON r.id = c.run_id "
                     + "WHERE \(filter) AND s.id > ? ORDER BY s.id LIMIT ?"
             ).bind(values + [.int(after), .int(count)])
             var rows: [Row] = []

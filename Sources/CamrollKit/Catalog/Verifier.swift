@@ -347,8 +347,9 @@ public final class Verifier {
         }
 
         /// The next `count` rows after id `after`. Walked in the order of the saves' ids (CROSS
-        /// JOIN keeps SQLite to that order): left to choose, it reads a run's saves through its
-        /// captures and sorts them all for every batch, which for millions of saves never ends.
+        /// JOIN keeps SQLite to that order): left to choose, it reads all the run's saves after
+        /// `after` through its captures for every batch, to sort them — 54 ms a batch, against
+        /// 4, for a run of 900 000 saves in 300 frames: quadratic in the run's size.
         func batch(after: Int, count: Int) throws -> [Row] {
             let statement = try catalog.database.prepare(
                 "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, c.run_id, r.uuid, s.seq FROM saves s "

@@ -317,7 +317,7 @@ public final class Verifier {
     /// it began: saves a run makes meanwhile are for the next check.
     struct RowQuery {
         private let catalog: Catalog
-        private var filter: String
+        private let filter: String
         private let values: [SQLValue]
         /// How many there were when the check began.
         let count: Int

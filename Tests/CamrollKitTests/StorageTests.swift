@@ -417,21 +417,18 @@ extension StorageTests {
 
     static let faultFS = repositoryFile("Tests/faultfs/faultfs.py")
 
-    static var directorySyncCanBeMadeToFail: Bool {
+    static var faultFSCanRun: Bool {
         getuid() == 0 && FileManager.default.fileExists(atPath: "/dev/fuse")
             && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/fusepy.py")
     }
 
-    /// With --fsync, the last step of a save is the directory's fsync; when it fails (a dying
-    /// card), the file is already under its final name. It is recorded, as not synced, counted
-    /// in the summary, and the run ends with that error (74): summary, rows and files agree.
-    /// Tests/faultfs makes every directory fsync fail.
-    @Test(.enabled(if: directorySyncCanBeMadeToFail, "needs root, /dev/fuse and python3-fusepy"))
-    func aDirectoryThatCannotBeSyncedEndsTheRunWithTheFileCounted() throws {
-        let dir = try TemporaryDirectory()
+    /// Runs `body` with Tests/faultfs (`options` say how it misbehaves) mounted at `dir/card`,
+    /// passing through to `dir/backing`; unmounted after.
+    static func withFaultFS(_ dir: TemporaryDirectory, _ options: [String] = [],
+                            _ body: (_ card: String, _ backing: String) throws -> Void) throws {
         let backing = dir.file("backing"), card = dir.file("card")
         for path in [backing, card] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
-        let daemon = try Daemon.spawn(["/usr/bin/python3", Self.faultFS, backing, card], output: dir.file("faultfs.log"))
+        let daemon = try Daemon.spawn(["/usr/bin/python3", Self.faultFS] + options + [backing, card], output: dir.file("faultfs.log"))
         defer {
             _ = try? CamrollBinary.runProgram(["/bin/umount", card])
             _ = Daemon.wait(daemon)
@@ -442,7 +439,20 @@ extension StorageTests {
             if !mounted { usleep(50_000) }
         }
         try #require(mounted, "\((try? String(contentsOfFile: dir.file("faultfs.log"), encoding: .utf8)) ?? "")")
+        try body(card, backing)
+    }
 
+    /// With --fsync, the last step of a save is the directory's fsync; when it fails (a dying
+    /// card), the file is already under its final name. It is recorded, as not synced, counted
+    /// in the summary, and the run ends with that error (74): summary, rows and files agree.
+    /// Tests/faultfs makes every directory fsync fail.
+    @Test(.enabled(if: faultFSCanRun, "needs root, /dev/fuse and python3-fusepy"))
+    func aDirectoryThatCannotBeSyncedEndsTheRunWithTheFileCounted() throws {
+        let dir = try TemporaryDirectory()
+        try Self.withFaultFS(dir) { card, backing in try directoryThatCannotBeSynced(dir, card: card, backing: backing) }
+    }
+
+    func directoryThatCannotBeSynced(_ dir: TemporaryDirectory, card: String, backing: String) throws {
         let result = try CamrollBinary.run(
             ["-d", "pattern", "-r", "160x120", "-n", "3", "--fsync", "-o", card + "/{seq}.jpg", "--db", dir.file("c.sqlite3")])
         #expect(result.status == 74, "\(result.stderr)")
@@ -457,6 +467,24 @@ extension StorageTests {
         // Without --fsync no directory is synced, and the same card takes photos.
         let plain = try CamrollBinary.run(["-d", "pattern", "-r", "160x120", "-n", "3", "-o", card + "/b{seq}.jpg", "--db", dir.file("c.sqlite3")])
         #expect(plain.status == 0, "\(plain.stderr)")
+    }
+
+    /// A FUSE file system that says its space is unlimited (2^64-1 blocks, as servers for cloud
+    /// storage say it): a fill there, bounded, saves and says so, the space left the most an Int
+    /// holds. (Blocks times block size trapped in Swift before: "Not enough bits to represent
+    /// the passed value", exit 132.)
+    @Test(.enabled(if: faultFSCanRun, "needs root, /dev/fuse and python3-fusepy"))
+    func aFileSystemThatSaysItsSpaceIsUnlimitedIsFilledWithoutACrash() throws {
+        let dir = try TemporaryDirectory()
+        try Self.withFaultFS(dir, ["--unlimited-space"]) { card, backing in
+            let fill = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--fill", "-n", "20", "-o", card + "/{seq}.jpg",
+                                              "--db", dir.file("c.sqlite3"), "--json"])
+            #expect(fill.status == 0, "\(fill.stderr)")
+            #expect(fill.stdout.contains("\"free_bytes\":\(Int.max)"), "\(fill.stdout.suffix(400))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: backing).filter { $0.hasSuffix(".jpg") }.count == 20)
+            let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+            #expect(verify.status == 0 && verify.stdout.contains("20 ok"), "\(verify.stdout)")
+        }
     }
 
     static var exfatThroughFUSE: Bool {

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""A file system that fails one kind of call: a passthrough of DIR through FUSE (python3-fusepy),
+"""A file system that misbehaves in one way: a passthrough of DIR through FUSE (python3-fusepy)
 where every fsync of a directory fails with EIO — what a dying card does to the last step of a
-save with --fsync, made to happen every time. For the storage tests; not a tool.
+save with --fsync, made to happen every time — or, with --unlimited-space, whose statfs says
+2^64-1 blocks of everything, as FUSE servers for cloud storage say "unlimited". For the storage
+tests; not a tool.
 
-    faultfs.py DIR MOUNTPOINT        (runs in the foreground until unmounted)
+    faultfs.py [--unlimited-space] DIR MOUNTPOINT        (runs in the foreground until unmounted)
 """
 import errno
 import os
@@ -12,9 +14,10 @@ import sys
 from fusepy import FUSE, FuseOSError, Operations
 
 
-class DirectorySyncFails(Operations):
-    def __init__(self, root):
+class Misbehaving(Operations):
+    def __init__(self, root, unlimited_space):
         self.root = root
+        self.unlimited_space = unlimited_space
 
     def _path(self, path):
         return os.path.join(self.root, path.lstrip("/"))
@@ -33,9 +36,12 @@ class DirectorySyncFails(Operations):
 
     def statfs(self, path):
         status = os.statvfs(self._path(path))
-        return {key: getattr(status, key) for key in (
+        reply = {key: getattr(status, key) for key in (
             "f_bavail", "f_bfree", "f_blocks", "f_bsize", "f_favail", "f_ffree", "f_files", "f_flag", "f_frsize",
             "f_namemax")}
+        if self.unlimited_space:
+            reply.update({key: (1 << 64) - 1 for key in ("f_bavail", "f_bfree", "f_blocks", "f_favail", "f_ffree", "f_files")})
+        return reply
 
     def mkdir(self, path, mode):
         os.mkdir(self._path(path), mode)
@@ -83,8 +89,12 @@ class DirectorySyncFails(Operations):
         os.fsync(fh)
 
     def fsyncdir(self, path, datasync, fh):
+        if self.unlimited_space:
+            return 0
         raise FuseOSError(errno.EIO)
 
 
 if __name__ == "__main__":
-    FUSE(DirectorySyncFails(sys.argv[1]), sys.argv[2], foreground=True, nothreads=True)
+    unlimited = sys.argv[1] == "--unlimited-space"
+    root, mountpoint = sys.argv[2:4] if unlimited else sys.argv[1:3]
+    FUSE(Misbehaving(root, unlimited), mountpoint, foreground=True, nothreads=True)

@@ -161,7 +161,7 @@ struct SnapCommand {
         let directory = AbsolutePath.resolve(fixed.hasSuffix("/") ? fixed : fixed.contains("/") ? PathText.directory(of: fixed) : ".")
         guard Directories.mountPoint(holding: directory) == "/" else { return nil }
         var info = statvfs()
-        let free = statvfs("/", &info) == 0 ? " (\(Units.bytes(Int(info.f_bavail) * Int(info.f_frsize))) free)" : ""
+        let free = statvfs("/", &info) == 0 ? " (\(Units.bytes(info.availableBytes)) free)" : ""
         return "--fill will fill the root file system\(free): \(directory) is on it, not on a card or disk of its own "
             + "(is it mounted?); Ctrl-C stops the fill, -n bounds it"
     }

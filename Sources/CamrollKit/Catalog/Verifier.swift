@@ -411,7 +411,7 @@ public final class Verifier {
             } else {
                 var info = statvfs()
                 let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-                let block = statvfs(directory.isEmpty ? "/" : directory, &info) == 0 && info.f_frsize > 0 ? Int(info.f_frsize) : 4096
+                let block = statvfs(directory.isEmpty ? "/" : directory, &info) == 0 && info.f_frsize > 0 ? Int(clamping: info.f_frsize) : 4096
                 var total = 0
                 for row in rows {
                     offset[row.seq] = total

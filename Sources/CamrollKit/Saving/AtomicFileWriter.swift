@@ -275,11 +275,10 @@ public final class AtomicFileWriter {
     ) -> CamrollError? {
         var info = statvfs()
         guard fstatvfs(directoryFD, &info) == 0 else { return nil }
-        let block = Int(info.f_frsize)
-        let free = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: block)
-        let size = Int(clamping: info.f_blocks).multipliedReportingOverflow(by: block)
-        guard !free.overflow, !size.overflow, free.partialValue >= pieces.reduce(2 * block, { $0 + $1.count }) else { return nil }
-        let left = Units.bytes(free.partialValue)
+        let block = Int(clamping: info.f_frsize)
+        let free = info.availableBytes, size = info.totalBytes
+        guard free >= pieces.reduce(2 * block, { $0 + $1.count }) else { return nil }
+        let left = Units.bytes(free)
         if info.f_files > 0 && info.f_favail == 0 {
             return CamrollError(
                 .cannotCreate,
@@ -288,7 +287,7 @@ public final class AtomicFileWriter {
         }
         // Near their end XFS and btrfs refuse a new file with some space left, kept for their own
         // records: under 1% free is full.
-        guard free.partialValue >= size.partialValue / 100 else { return nil }
+        guard free >= size / 100 else { return nil }
         if clinux_is_fat(directoryFD) != 0 {
             return CamrollError(
                 .cannotCreate, "cannot save \(path): \(directory) takes no more names, though \(left) is free",

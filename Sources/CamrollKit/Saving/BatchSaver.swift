@@ -260,7 +260,7 @@ public final class BatchSaver: @unchecked Sendable {
         repeat {
             directory = directory.lastIndex(of: "/").map { directory[..<$0] } ?? ""
             if statvfs(directory.isEmpty ? "/" : String(directory), &info) == 0 {
-                return Int(info.f_bavail) * Int(info.f_frsize)
+                return info.availableBytes
             }
         } while (errno == ENOENT || errno == ENOTDIR) && !directory.isEmpty
         return nil

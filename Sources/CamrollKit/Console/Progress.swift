@@ -75,8 +75,10 @@ enum Units {
         return "\(microseconds) µs"
     }
 
+    /// `mm:ss` or `h:mm:ss`; "--:--" when there is no telling, or past 100 000 hours (a fill
+    /// of a file system that says its space is unlimited: an Int would not hold the seconds).
     static func clock(seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "--:--" }
+        guard seconds.isFinite, seconds >= 0, seconds < 360_000_000 else { return "--:--" }
         let whole = Int(seconds.rounded())
         if whole >= 3600 { return "\(whole / 3600):\(Format.integer(whole / 60 % 60, width: 2, pad: "0")):\(Format.integer(whole % 60, width: 2, pad: "0"))" }
         return "\(Format.integer(whole / 60, width: 2, pad: "0")):\(Format.integer(whole % 60, width: 2, pad: "0"))"

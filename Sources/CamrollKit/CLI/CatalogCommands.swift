@@ -265,10 +265,10 @@ struct CatalogCommands {
             var object: [String: Any] = [
                 "event": "summary", "checked": report.checked, "bytes_read": report.bytesRead,
                 "elapsed_s": seconds, "mb_per_s": rate, "cancelled": report.cancelled,
-                "problems": report.problems.filter { $0.outcome != .replaced }.map {
+                "problems": JSONText(array: report.problems.lazy.filter { $0.outcome != .replaced }) {
                     ["save_id": $0.saveID, "path": $0.path, "outcome": $0.outcome.rawValue, "detail": $0.detail] as [String: Any]
                 },
-                "replaced_saves": report.problems.filter { $0.outcome == .replaced }.map {
+                "replaced_saves": JSONText(array: report.problems.lazy.filter { $0.outcome == .replaced }) {
                     ["save_id": $0.saveID, "path": $0.path, "detail": $0.detail] as [String: Any]
                 },
                 "not_in_catalog": report.unknownPaths,
@@ -288,8 +288,15 @@ struct CatalogCommands {
             }
             console.out(JSONLine.encode(object))
         } else if !global.quiet {
+            // The problems in chunks (millions of lines when a card is missing), the summary after.
             var text = ""
-            for problem in report.problems { text += "\(problem.outcome.rawValue): \(problem.path): \(problem.detail)\n" }
+            for problem in report.problems {
+                text += "\(problem.outcome.rawValue): \(problem.path): \(problem.detail)\n"
+                if text.utf8.count >= 1 << 16 {
+                    console.out(text)
+                    text = ""
+                }
+            }
             // "replaced" only where it happened: it is rare, and not a problem.
             let counts = Verifier.Outcome.allCases.filter { $0 != .replaced || report.counts[$0] != nil }
                 .map { "\(report.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ")

@@ -234,7 +234,14 @@ public final class Verifier {
                 report.problems[problem].detail = "holds save \(source.seq)'s bytes from byte \(source.from)"
             }
         }
-        let missingFrom = Set(report.problems.filter { $0.outcome == .missing }.map { PathText.directory(of: $0.path) })
+        // (One problem at a time: a card not mounted makes millions of them, all in one directory.)
+        var missingFrom: Set<String> = []
+        var lastDirectory = ""
+        for problem in report.problems where problem.outcome == .missing {
+            let directory = PathText.directory(of: problem.path)
+            if directory != lastDirectory { missingFrom.insert(directory) }
+            lastDirectory = directory
+        }
         report.goneDirectories = missingFrom.filter { !Directories.isDirectory($0) }.sorted()
         if repair && !newStatus.isEmpty {
             try catalog.userErrors {

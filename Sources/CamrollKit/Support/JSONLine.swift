@@ -1,6 +1,22 @@
 /// JSON's null, for `[String: Any]` values.
 enum JSONNull { case null }
 
+/// JSON text already written, put in as it is: a long array encoded one element at a time
+/// (verify's problems, millions when a card is missing) rather than held as Swift values.
+struct JSONText {
+    let text: String
+
+    /// `elements`, each encoded as JSONLine encodes a value, as one JSON array.
+    init<Elements: Sequence>(array elements: Elements, _ element: (Elements.Element) -> Any) {
+        var text = "["
+        for (index, item) in elements.enumerated() {
+            if index > 0 { text += "," }
+            text += JSONLine.encode(element(item)).dropLast()
+        }
+        self.text = text + "]"
+    }
+}
+
 enum JSONLine {
     /// One compact JSON object and a newline, keys sorted so output is stable. Values: String,
     /// integers, Double, Bool, JSONNull or nil, arrays and dictionaries of them.
@@ -42,6 +58,7 @@ enum JSONLine {
                 write(dictionary[key]!, to: &out)
             }
             out += "}"
+        case let written as JSONText: out += written.text
         default:
             // JSONNull, and nil wrapped in Any.
             out += "null"

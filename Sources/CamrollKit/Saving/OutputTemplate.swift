@@ -46,6 +46,11 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             throw CamrollError.usage("output template '\(text)' names a directory, not a file",
                 hint: "Add a file name, e.g. '\(text){seq}.jpg'.")
         }
+        // A line break or a terminal's escape in a file name breaks every listing of it (camroll's
+        // own `list` and `verify` lines, `ls`, a script reading paths a line at a time).
+        guard text.printable == text else {
+            throw CamrollError.usage("output template '\(text.printable)' has a control character ('?' here): photos would have it in their names")
+        }
         var pieces: [Piece] = []
         var literal = ""
         var index = text.startIndex

@@ -280,6 +280,33 @@ import Testing
         #expect(dir.files(in: "out").count == 0)
     }
 
+    /// verify of a run still saving checks what it has recorded and says the run goes on (it said
+    /// "verified 1860 files: 1860 ok" and nothing more, of a run 1880 saves into 10 000), in text
+    /// and JSON; once the run has ended, it says nothing of the kind.
+    @Test func verifyOfARunStillSavingSaysSo() throws {
+        let dir = try TemporaryDirectory()
+        let snap = CamrollBinary.process(["-d", "pattern", "-r", "64x48", "--frames", "2000", "-n", "2", "--interval", "20ms",
+                                          "-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3"), "--quiet"])
+        snap.standardError = FileHandle.nullDevice
+        try snap.run()
+        defer { if snap.isRunning { snap.terminate() } }
+        var recorded = 0
+        for _ in 0..<200 where recorded < 10 {
+            usleep(50_000)
+            recorded = (try? CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves")) ?? 0
+        }
+        try #require(recorded >= 10 && snap.isRunning, "the run did not start saving, or ended")
+        let text = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3"), "--no-progress"])
+        #expect(text.status == 0 && text.stdout.contains("\nstill running: run 1 is saving now; "), "\(text.stdout)")
+        let json = try CamrollBinary.run(["verify", "--run", "1", "--json", "--db", dir.file("c.sqlite3")])
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(report?["running_runs"] as? [Int] == [1], "\(json.stdout.suffix(300))")
+        snap.interrupt()
+        snap.waitUntilExit()
+        let after = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3"), "--no-progress"])
+        #expect(after.status == 0 && !after.stdout.contains("still running"), "\(after.stdout)")
+    }
+
     @Test func deleteRemovesFilesAndMarksRowsTogether() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["--stamp"]).status == 0)

@@ -259,6 +259,11 @@ struct CatalogCommands {
         if !repair, !report.cancelled, selection.coversRuns {
             interrupted = try catalog.userErrors { try Repair(catalog: catalog).interruptedRuns(selection).map(\.id) }
         }
+        // Still saving: what they had recorded was checked, not the run, which goes on.
+        var live: [Int] = []
+        if !report.cancelled, selection.coversRuns {
+            live = try catalog.userErrors { try Repair(catalog: catalog).liveRuns(selection).map(\.id) }
+        }
         let seconds = Double(report.elapsedMicroseconds) / 1e6
         let rate = seconds > 0 ? Double(report.bytesRead) / 1e6 / seconds : 0
         if global.json {
@@ -281,6 +286,7 @@ struct CatalogCommands {
             if let capacity = report.estimatedCapacity { object["estimated_capacity_bytes"] = capacity }
             object["gone_directories"] = report.goneDirectories
             object["interrupted_runs"] = interrupted
+            object["running_runs"] = live
             if let repaired = report.repair {
                 object["repaired"] = ["runs_closed": repaired.runsClosed, "files_adopted": repaired.filesAdopted,
                                       "temporary_files_removed": repaired.temporaryFilesRemoved, "rows_marked": repaired.rowsMarked,
@@ -313,6 +319,10 @@ struct CatalogCommands {
             if let first = report.goneDirectories.first {
                 let more = report.goneDirectories.count > 1 ? " and \(report.goneDirectories.count - 1) more" : ""
                 text += "missing files were in directories that are gone (\(first)\(more)): is the card or share they are on mounted?\n"
+            }
+            for run in live {
+                text += "still running: run \(run) is saving now; the saves it had recorded were checked, not those it "
+                    + "saves after: 'camroll verify --run \(run)' again when it ends\n"
             }
             for run in interrupted {
                 text += "interrupted: run \(run) did not finish (its process ended without closing it); files it saved "

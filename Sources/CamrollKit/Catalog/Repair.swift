@@ -55,14 +55,22 @@ public struct Repair {
     /// Runs still marked `running` whose writer no longer holds their lock. (`verify` without
     /// --repair names them: files they saved last may have no row.)
     func interruptedRuns(_ selection: Verifier.Selection) throws -> [Run] {
+        try runningRuns(selection).filter { !RunLock.isHeld(run: $0.id, catalog: catalog.path) }
+    }
+
+    /// Runs whose writer is saving now. (`verify` names them: it checked only the saves they had
+    /// recorded when it began, and "all ok" is not yet said of the whole run.)
+    func liveRuns(_ selection: Verifier.Selection) throws -> [Run] {
+        try runningRuns(selection).filter { RunLock.isHeld(run: $0.id, catalog: catalog.path) }
+    }
+
+    private func runningRuns(_ selection: Verifier.Selection) throws -> [Run] {
         var sql = "SELECT id, uuid, output_template, pid FROM runs WHERE status = 'running' AND output_template IS NOT NULL"
         if case .run(let id) = selection { sql += " AND id = \(id)" }
         let statement = try catalog.database.prepare(sql)
         var runs: [Run] = []
         while try statement.step() {
-            let id = statement.int(0)
-            guard !RunLock.isHeld(run: id, catalog: catalog.path) else { continue }
-            runs.append(Run(id: id, uuid: statement.text(1) ?? "", template: statement.text(2) ?? "",
+            runs.append(Run(id: statement.int(0), uuid: statement.text(1) ?? "", template: statement.text(2) ?? "",
                             pid: Int32(truncatingIfNeeded: statement.int(3))))
         }
         return runs

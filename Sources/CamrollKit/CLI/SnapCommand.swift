@@ -152,13 +152,8 @@ struct SnapCommand {
     /// is not on a card, stick or disk of its own — most often one that is not mounted (yet),
     /// or a typo in its path, and a full root file system stops much else on the machine.
     static func fillsTheRootFileSystem(_ template: OutputTemplate) -> String? {
-        // The directory the template names before its first token (the fill's, or a parent of it).
-        var fixed = ""
-        for piece in template.pieces {
-            guard case .literal(let text) = piece else { break }
-            fixed += text
-        }
-        let directory = AbsolutePath.resolve(fixed.hasSuffix("/") ? fixed : fixed.contains("/") ? PathText.directory(of: fixed) : ".")
+        // The fill's directory, or one above it where the template's tokens name directories too.
+        let directory = template.fixedDirectory
         guard Directories.mountPoint(holding: directory) == "/" else { return nil }
         var info = statvfs()
         let free = statvfs("/", &info) == 0 ? " (\(Units.bytes(info.availableBytes)) free)" : ""

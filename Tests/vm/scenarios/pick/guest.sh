@@ -36,9 +36,9 @@ KEYS
 
 # Ctrl-Z: the terminal given back, then taken again (pty-keys' program leads a session of its
 # own, so the kernel drops its SIGTSTP and it goes on at once); then stopped for 3 s by SIGSTOP,
-# as a suspended job is, while vivid streams on; continued, the preview goes on and a shot is kept.
-pty-keys 100 30 "$OUT/suspend.screen" -- camroll pick -d 0 -r 640x480 --db "$OUT/suspend.sqlite3" \
-    -o "$OUT/suspend/{seq}.jpg" >"$OUT/suspend.out" 2>&1 <<'KEYS'
+# as a suspended job is, while vivid streams on; continued, the preview goes on and a shot is kept
+# (in a catalog of its own, keep's holding one run: the later --db wins).
+pick suspend --db "$OUT/suspend.sqlite3" -o "$OUT/suspend/{seq}.jpg" <<'KEYS'
 wait space shutter
 send \x1a
 sleep 300

@@ -19,6 +19,12 @@ import Testing
 
         deinit { _ = try? CamrollBinary.runProgram(["/bin/umount", path]) }
 
+        /// The write-protect switch turned on after the card was written.
+        func remountReadOnly() throws {
+            let remount = try CamrollBinary.runProgram(["/bin/mount", "-o", "remount,ro", path])
+            try #require(remount.status == 0, "cannot remount read-only: \(remount.stderr)")
+        }
+
         var freeBytes: Int {
             var info = statvfs()
             return statvfs(path, &info) == 0 ? Int(info.f_bavail) * Int(info.f_frsize) : -1
@@ -231,6 +237,40 @@ import Testing
             "camroll: error: cannot open catalog \(card.path)/c.sqlite3 for writing: unable to open database file (Read-only file system)\n"),
             "\(catalog.stderr)")
         #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+    }
+
+    /// A card written with its catalog on it, then write-protected: it is listed and verified
+    /// as it is; a command that would write says the file system is read-only (SQLite alone
+    /// said "attempt to write a readonly database", or named ENOENT, its last try, where the
+    /// -wal and -shm beside the catalog could not be made).
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aCatalogOnAWriteProtectedCardIsReadAndNotWritten() throws {
+        let dir = try TemporaryDirectory()
+        let card = try SmallFileSystem(dir, size: "4m")
+        let catalogPath = card.path + "/c.sqlite3"
+        let made = try CamrollBinary.run(["-d", "pattern", "-r", "160x120", "-n", "3", "-o", card.path + "/{seq}.jpg", "--db", catalogPath])
+        try #require(made.status == 0, "\(made.stderr)")
+        for withoutIndex in [false, true] {
+            if withoutIndex {
+                // As another machine's SQLite leaves it: the WAL checkpointed, no -wal, no -shm.
+                _ = try CamrollBinary.runProgram(["/bin/mount", "-o", "remount,rw", card.path])
+                try Database(path: catalogPath).execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                for name in ["c.sqlite3-wal", "c.sqlite3-shm"] { try? FileManager.default.removeItem(atPath: card.path + "/" + name) }
+            }
+            try card.remountReadOnly()
+            let verify = try CamrollBinary.run(["verify", "--db", catalogPath])
+            #expect(verify.status == 0 && verify.stdout.contains("3 ok"), "\(verify.stdout)\(verify.stderr)")
+            let list = try CamrollBinary.run(["list", "--db", catalogPath])
+            #expect(list.status == 0 && list.stdout.contains("completed"), "\(list.stdout)\(list.stderr)")
+            for command in [["-d", "pattern", "-r", "160x120", "-o", dir.file("out/{seq}.jpg")], ["delete", "--run", "1"]] {
+                let result = try CamrollBinary.run(command + ["--db", catalogPath])
+                let firstLine = result.stderr.split(separator: "\n").first ?? ""
+                #expect(result.status == 73 && firstLine.hasPrefix("camroll: error: cannot open ") && firstLine.contains("Read-only file system"),
+                        "\(withoutIndex) \(command): \(result.stderr)")
+            }
+        }
+        #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: card.path).filter { $0.hasSuffix(".jpg") }.count == 3)
     }
 
     /// `--direct`: whole blocks with O_DIRECT from an aligned copy, the last partial block through

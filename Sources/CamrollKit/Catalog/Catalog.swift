@@ -248,10 +248,14 @@ public final class Catalog {
                 hint: "Wait for the other camroll to finish, or use another catalog with --db PATH.")
         case SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_PERM, SQLITE_AUTH:
             // SQLite's errno is its last attempt's: on a read-only file system it tries read-only
-            // next and reports ENOENT. The directory says why a new catalog cannot be made there.
+            // next and reports ENOENT, also where the catalog is there and only its -wal and -shm
+            // cannot be made (a write-protected card). The directory says why.
             var reason = error.messageWithReason
             let directory = PathText.directory(of: path)
-            if error.systemErrno == ENOENT, access(path, F_OK) != 0, access(directory.isEmpty ? "." : directory, W_OK) != 0 {
+            if error.systemErrno == ENOENT, access(directory.isEmpty ? "." : directory, W_OK) != 0 {
+                reason = "\(error.message) (\(String(cString: strerror(errno))))"
+            } else if error.primaryCode == SQLITE_READONLY, access(path, W_OK) != 0 {
+                // "attempt to write a readonly database": the file's own mode or owner.
                 reason = "\(error.message) (\(String(cString: strerror(errno))))"
             }
             return CamrollError(

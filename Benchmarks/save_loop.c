@@ -1,10 +1,13 @@
 /*
  * The baseline camroll's saving is measured against: the least a program can do to save the
  * same bytes N times safely enough to be comparable — open a temporary name, write, close,
- * rename into place. No catalog, no hashing, no progress.
+ * rename into place. No catalog, no hashing, no progress. With `unnamed`, the way camroll saves
+ * where the file system allows: a file without a name (O_TMPFILE), written, then linked under
+ * its name (by its descriptor: root, or Linux 6.10 and later).
  *
- * usage: save_loop INPUT.jpg OUTDIR COUNT
+ * usage: save_loop INPUT.jpg OUTDIR COUNT [unnamed]
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +17,8 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s INPUT.jpg OUTDIR COUNT\n", argv[0]);
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "unnamed") == 0)) {
+        fprintf(stderr, "usage: %s INPUT.jpg OUTDIR COUNT [unnamed]\n", argv[0]);
         return 64;
     }
     int in = open(argv[1], O_RDONLY);
@@ -26,6 +29,8 @@ int main(int argc, char **argv) {
     close(in);
     long count = atol(argv[3]);
     mkdir(argv[2], 0755);
+    int unnamed = argc == 5, directory = open(argv[2], O_RDONLY | O_DIRECTORY);
+    if (directory < 0) { perror(argv[2]); return 73; }
 
     struct timespec start, end;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -33,6 +38,14 @@ int main(int argc, char **argv) {
     for (long i = 1; i <= count; i++) {
         snprintf(temporary, sizeof temporary, "%s/.%ld.tmp", argv[2], i);
         snprintf(final, sizeof final, "%s/%04ld.jpg", argv[2], i);
+        if (unnamed) {
+            int fd = openat(directory, ".", O_TMPFILE | O_WRONLY, 0644);
+            if (fd < 0) { perror("O_TMPFILE"); return 73; }
+            if (write(fd, bytes, st.st_size) != st.st_size) { perror("write"); return 74; }
+            if (linkat(fd, "", AT_FDCWD, final, AT_EMPTY_PATH) != 0) { perror(final); return 74; }
+            if (close(fd) != 0) { perror("close"); return 74; }
+            continue;
+        }
         int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0) { perror(temporary); return 73; }
         if (write(fd, bytes, st.st_size) != st.st_size) { perror("write"); return 74; }

@@ -16,9 +16,10 @@ the tools so that they all see the same conditions:
     next whole number of blocks up (the tail padded to a block: a little more), and camroll is
     compared with both.
   - the price of an atomic save on the file system, apart from camroll: for the small files,
-    two C loops with the same jobs, files and writes (Benchmarks/atomic_cost.c), one creating each
-    file under its name as fio does, one writing it under a temporary name and renaming it into
-    place as camroll does; camroll is then also compared with the second.
+    three C loops with the same jobs, files and writes (Benchmarks/atomic_cost.c), one creating
+    each file under its name as fio does, one writing it under a temporary name and renaming it
+    into place, one writing a file without a name (O_TMPFILE) and linking it under its name, as
+    camroll does where the file system allows; camroll is then also compared with the last.
 camroll saves a 2560x1440 photo-like JPEG (~2.3 MB, made once with cjpeg from a noisy
 gradient), the size a phone or a good webcam gives; the parallel writers are also measured with
 the test pattern's 23 KB JPEG, where the cost of each file (create, rename, catalog row) shows.
@@ -135,10 +136,11 @@ class Bench:
         file_bytes = summary["bytes"] // summary["saves"]
         return summary["mb_per_s"] * 1e6 / file_bytes, file_bytes
 
-    def c_loop(self, directory, jobs, file_bytes, direct, atomic):
-        """Files a second of Benchmarks/atomic_cost.c: COUNT files, renamed into place or not."""
-        result = run([self.atomic_cost, directory, str(self.count), str(file_bytes), str(jobs),
-                      "rename" if atomic else "plain"] + (["direct"] if direct else []))
+    def c_loop(self, directory, jobs, file_bytes, direct, how):
+        """Files a second of Benchmarks/atomic_cost.c: COUNT files made `how` (plain, rename,
+        unnamed)."""
+        result = run([self.atomic_cost, directory, str(self.count), str(file_bytes), str(jobs), how]
+                     + (["direct"] if direct else []))
         if result.returncode != 0:
             raise SystemExit(f"storage: atomic_cost failed: {result.stderr[-400:]}")
         empty(directory)
@@ -226,6 +228,7 @@ def main():
             small_fio_padded = {n: [] for n in (1, 2, 4)}
             plain_loop = {n: [] for n in (1, 2, 4)}
             rename_loop = {n: [] for n in (1, 2, 4)}
+            unnamed_loop = {n: [] for n in (1, 2, 4)}
             file_bytes = small_bytes = None
             for round_number in range(args.rounds):
                 # Alternate which tool goes first.
@@ -254,9 +257,9 @@ def main():
                         jobs[n].append(bench.camroll_jobs(directory, n, direct)[0])
                         run_fio(small, small_fio[n], small_fio_padded[n], small_bytes)
                         small_jobs[n].append(small.camroll_jobs(directory, n, direct)[0])
-                    loops = [(plain_loop, False), (rename_loop, True)]
-                    for results, atomic in (loops if round_number % 2 == 0 else loops[::-1]):
-                        results[n].append(small.c_loop(directory, n, small_bytes, direct, atomic))
+                    loops = [(plain_loop, "plain"), (rename_loop, "rename"), (unnamed_loop, "unnamed")]
+                    for results, how in (loops if round_number % 2 == 0 else loops[::-1]):
+                        results[n].append(small.c_loop(directory, n, small_bytes, direct, how))
             median = statistics.median
             print(f"  fill: camroll --fill {median(fill):.0f} MB/s, f3write {median(f3write):.0f} MB/s: "
                   f"ratio {median(fill) / median(f3write):.2f}, {spread(fill, f3write)} (target >= 1)")
@@ -278,10 +281,11 @@ def main():
                     print(line + " (target >= 0.95)")
             print("  the price of an atomic save here, small files (C loops, Benchmarks/atomic_cost.c):")
             for n in (1, 2, 4):
-                print(f"    --jobs {n}: renamed into place {median(rename_loop[n]):.0f} files/s, created under "
-                      f"their names {median(plain_loop[n]):.0f} files/s: ratio "
-                      f"{median(rename_loop[n]) / median(plain_loop[n]):.2f}; camroll / the renaming loop "
-                      f"{median(small_jobs[n]) / median(rename_loop[n]):.2f}, {spread(small_jobs[n], rename_loop[n])}")
+                print(f"    --jobs {n}: created under their names {median(plain_loop[n]):.0f} files/s, renamed into "
+                      f"place {median(rename_loop[n]):.0f} (ratio {median(rename_loop[n]) / median(plain_loop[n]):.2f}), "
+                      f"linked from a file without a name {median(unnamed_loop[n]):.0f} "
+                      f"(ratio {median(unnamed_loop[n]) / median(plain_loop[n]):.2f}); camroll / the linking loop "
+                      f"{median(small_jobs[n]) / median(unnamed_loop[n]):.2f}, {spread(small_jobs[n], unnamed_loop[n])}")
     finally:
         for command in undo:
             run(command)

@@ -109,6 +109,23 @@ static inline int clinux_renameat2_noreplace(int olddirfd, const char *oldpath, 
     return renameat2(olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
 }
 
+/* A file without a name in the directory dirfd (O_TMPFILE): it takes one only when linked, and
+ * vanishes with its last descriptor if it never is. -1 and errno where the file system cannot
+ * make one (EOPNOTSUPP; EISDIR from kernels without O_TMPFILE). */
+static inline int clinux_open_unnamed(int dirfd, mode_t mode) {
+    return openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+}
+
+/* Names the unnamed file fd `name` in dirfd, never replacing (EEXIST): by the descriptor itself
+ * (AT_EMPTY_PATH), which takes CAP_DAC_READ_SEARCH until Linux 6.10 (ENOENT without it), or
+ * through /proc/self/fd, which any process may. */
+static inline int clinux_link_unnamed(int fd, int dirfd, const char *name, int through_proc) {
+    if (!through_proc) return linkat(fd, "", dirfd, name, AT_EMPTY_PATH);
+    char path[32];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
+}
+
 /* Whether the file system holding fd is FAT (vfat, msdos) or exFAT: their directories run out
  * of names with space free. */
 static inline int clinux_is_fat(int fd) {

@@ -36,6 +36,36 @@ import Testing
         #expect(try JPEGDecoder().header(of: fileBytes(out + "/1.jpg")).width == 64)
     }
 
+    /// The output directory removed while a run saves into it (`rm -r` of the output, a
+    /// folder deleted from a share) once ended with "rename: No such file or directory".
+    @Test func anOutputDirectoryRemovedMidRunIsSaidSo() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.file("out")
+        let process = CamrollBinary.process(
+            ["-d", "pattern", "-r", "160x120", "--frames", "100000", "--interval", "5ms", "--json", "-o", out + "/{seq}.jpg",
+             "--db", dir.file("c.sqlite3")])
+        let events = Pipe(), errors = Pipe()
+        process.standardOutput = events
+        process.standardError = errors
+        try process.run()
+        _ = try events.fileHandleForReading.read(upToCount: 1)  // the start event: saving has begun
+        usleep(100_000)
+        // `rm -r`, again until it wins the race with the next save.
+        let removal = try CamrollBinary.runProgram(
+            ["/usr/bin/timeout", "20", "/bin/sh", "-c", "while [ -d '\(out)' ]; do rm -rf '\(out)' 2>/dev/null; done"])
+        if removal.status != 0 { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        _ = events.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 73, "\(stderr)")
+        #expect(stderr.hasPrefix("camroll: error: cannot save \(out)/") && stderr.contains(": its directory \(out) was removed while the run saved into it\n"),
+                "\(stderr)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.text("SELECT status FROM runs") == "failed")
+        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+        #expect(verify.status == 1 && verify.stdout.contains("directories that are gone (\(out))"), "\(verify.stdout)")
+    }
+
     /// The writer in another PID namespace, or run from a renamed binary, is alive: repair
     /// must leave its run open (once it closed it and added 1204 rows for files already recorded).
     @Test(arguments: ["renamed", "pid-namespace"])

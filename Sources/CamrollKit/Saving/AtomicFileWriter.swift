@@ -198,7 +198,7 @@ public final class AtomicFileWriter {
             if close(fd) != 0 { throw Self.userError(SystemError("close", path: path), path: path) }
         }
         return try gate.commit {
-            let saved = try place(path: path, directory: directory, name: name) { rename(temporary, to: $0) }
+            let saved = try place(path: path, directory: directory, name: name, temporary: temporary) { rename(temporary, to: $0) }
             named = true
             return try finish(saved: saved, whenNamed: whenNamed)
         }
@@ -217,7 +217,7 @@ public final class AtomicFileWriter {
         }
         try writeContents(fd: fd, pieces, path: path, directory: directory, lastPieceID: lastPieceID)
         return try gate.commit {
-            let saved = try place(path: path, directory: directory, name: name) { link(unnamed: fd, as: $0) }
+            let saved = try place(path: path, directory: directory, name: name, temporary: nil) { link(unnamed: fd, as: $0) }
             closed = true
             // A file system that reports a failed write only at close (FUSE's flush) would have
             // put an incomplete file under the name: it goes again.
@@ -257,6 +257,8 @@ public final class AtomicFileWriter {
     private static func creationError(
         _ openErrno: Int32, path: String, directory: String, directoryFD: Int32, name: Substring, bytes pieces: [UnsafeRawBufferPointer]
     ) -> CamrollError {
+        // In a directory removed meanwhile ext4 says EPERM to O_TMPFILE, ENOENT to a name.
+        if let error = directoryRemoved(path: path, directory: directory, directoryFD: directoryFD) { return error }
         // FAT and exFAT refuse these in names (through FUSE with ENOENT, in the kernel EINVAL):
         // say so rather than "no such file" in a directory that is there.
         if openErrno == EINVAL || openErrno == ENOENT, let refused = name.first(where: { "\\:*?\"<>|".contains($0) }) {
@@ -267,14 +269,18 @@ public final class AtomicFileWriter {
         if openErrno == ENOSPC, let error = noRoomForName(path: path, directory: directory, directoryFD: directoryFD, bytes: pieces) {
             return error
         }
+
         // The temporary name is ours, not the user's: the message names the directory.
         return userError(SystemError("cannot create a file in \(directory)", errno: openErrno), path: path)
     }
 
     /// Gives the finished file `name` (the last part of `path`) by `attempt`, or with
     /// `.keepAndNumber` the first free `name-2`, `name-3`, …; returns the path it took.
-    /// `attempt` renames or links into the prepared directory: 0, or its errno.
-    private func place(path: String, directory: String, name: Substring, by attempt: (String) -> Int32) throws -> String {
+    /// `attempt` renames `temporary` or links the file without a name (`temporary` nil) into the
+    /// prepared directory: 0, or its errno.
+    private func place(
+        path: String, directory: String, name: Substring, temporary: String?, by attempt: (String) -> Int32
+    ) throws -> String {
         var target = String(name)
         var targetPath = path
         var number = 1
@@ -304,6 +310,11 @@ public final class AtomicFileWriter {
                 if code == ENOSPC, let error = Self.noRoomForName(path: targetPath, directory: directory, directoryFD: directoryFD, bytes: []) {
                     throw error
                 }
+                if let error = Self.directoryRemoved(path: targetPath, directory: directory, directoryFD: directoryFD) { throw error }
+                if code == ENOENT, let temporary {
+                    throw CamrollError(.cannotCreate, "cannot save \(targetPath): the file being written (\(temporary)) was removed "
+                                       + "by something else before it took its name")
+                }
                 throw Self.userError(SystemError(overwrite || unnamedFiles != true ? "rename" : "link", path: targetPath, errno: code),
                                      path: targetPath)
             }
@@ -328,6 +339,14 @@ public final class AtomicFileWriter {
         }
         throw CamrollError(.cannotCreate, "cannot save \(path): it is \(kind), and photos replace only files",
                            hint: "'-o -' writes the photo to standard output, which may go anywhere (e.g. > /dev/null).")
+    }
+
+    /// The open directory a file could not be made or named in was removed while the run saved
+    /// into it (`rm -r` of the output, a folder deleted from a share). nil when it is there.
+    private static func directoryRemoved(path: String, directory: String, directoryFD: Int32) -> CamrollError? {
+        var status = stat()
+        guard fstat(directoryFD, &status) == 0, status.st_nlink == 0 else { return nil }
+        return CamrollError(.cannotCreate, "cannot save \(path): its directory \(directory) was removed while the run saved into it")
     }
 
     /// ENOSPC while a name is made need not mean that the space is gone: a file system can have

@@ -3,11 +3,11 @@ import Glibc
 
 /// `verify --repair`, before the files are checked: finishes what a killed process left behind.
 /// A run whose row still says `running` but whose lock nobody holds (`RunLock`) was cut short
-/// (SIGKILL, power loss, a catalog that could not be written): files it renamed into place in
-/// its last moments may have no row yet, and the file it was writing may remain under its
-/// temporary name. Repair adopts the former (only files whose content proves they are that
-/// run's), removes the latter (only that process's own temporary files), and records the run as
-/// failed. A `delete` that was stopped leaves rows `deleting`: repair finishes those. A user's
+/// (SIGKILL, power loss, a catalog that could not be written): files it put under their names
+/// in its last moments may have no row yet, and, where it wrote through temporary names (FAT,
+/// FUSE, NFS, --overwrite), the file it was writing may remain under one. Repair adopts the
+/// former (only files whose content proves they are that run's), removes the latter (only that
+/// process's own temporary files), and records the run as failed. A `delete` that was stopped leaves rows `deleting`: repair finishes those. A user's
 /// file is never deleted.
 public struct Repair {
     public struct Result: Sendable {

@@ -8,7 +8,7 @@ public struct SaveProgress: Sendable {
     public var bytes: Int
     /// Wall time since the run began: capture, encoding and `--interval` pauses included.
     public var elapsedMicroseconds: Int
-    /// Time spent saving (writing, renaming, recording), the denominator of the rates: it is
+    /// Time spent saving (writing, naming, recording), the denominator of the rates: it is
     /// storage that a stress test measures, not the camera or the pauses between frames.
     public var savingMicroseconds: Int = 0
     /// `--fill`: the space left on the file system, last time it was asked (nil otherwise).

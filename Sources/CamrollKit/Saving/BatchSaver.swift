@@ -72,7 +72,7 @@ public final class BatchSaver: @unchecked Sendable {
         let catalogFiles = Catalog.ownFiles(catalogPath)
         for writer in writers { writer.protectedFiles = catalogFiles }
         // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
-        // the rows of every file already renamed into place are committed and the run closed.
+        // the rows of every file already under its name are committed and the run closed.
         SignalWatcher.setSecondSignalAction { [gates = writers.map(\.gate), recorder] _ in
             for gate in gates { gate.stop() }
             try? recorder.flush()

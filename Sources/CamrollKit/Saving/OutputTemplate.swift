@@ -138,7 +138,7 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
 
     /// A regular expression matching every path this template can render for run `run`; the
     /// first capture group is `{seq}` when the template has one. For finding a killed run's
-    /// files that were renamed into place but not yet recorded.
+    /// files that were put under their names but not yet recorded.
     /// `text` as a regular expression that matches exactly it.
     static func escaped(_ text: String) -> String {
         var out = ""

@@ -36,6 +36,30 @@ import Testing
         #expect(try JPEGDecoder().header(of: fileBytes(out + "/1.jpg")).width == 64)
     }
 
+    /// A working directory removed after the shell entered it: a relative `-o`, `--db` or
+    /// `file:` was resolved against "/" (`-o a.jpg` saved /a.jpg, `--db c.db` made /c.db).
+    @Test func aRelativePathWithTheWorkingDirectoryGoneIsAnError() throws {
+        let dir = try TemporaryDirectory()
+        let gone = dir.file("gone")
+        let unique = UUID().uuidString
+        let cases: [([String], Int32, String)] = [
+            (["-d", "pattern", "-r", "64x48", "-o", "a-\(unique).jpg", "--db", dir.file("c.sqlite3")], 73, "a-\(unique).jpg"),
+            (["-d", "pattern", "-r", "64x48", "-o", dir.file("b.jpg"), "--db", "c-\(unique).sqlite3"], 73, "c-\(unique).sqlite3"),
+            (["-d", "file:p-\(unique).jpg", "-o", dir.file("c.jpg"), "--db", dir.file("c.sqlite3")], 66, "p-\(unique).jpg"),
+            (["list", "--db", "c-\(unique).sqlite3"], 66, "c-\(unique).sqlite3"),
+        ]
+        for (arguments, status, name) in cases {
+            try FileManager.default.createDirectory(atPath: gone, withIntermediateDirectories: false)
+            let result = try CamrollBinary.runProgram(
+                ["/bin/sh", "-c", "cd \"$0\" && rmdir \"$0\" && exec \"$@\"", gone, CamrollBinary.path] + arguments)
+            #expect(result.status == status && result.stderr.hasPrefix(
+                "camroll: error: cannot tell where '\(name)' is: the working directory was removed\n"), "\(arguments): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: "/" + name), "\(arguments) wrote /\(name)")
+            for suffix in ["", "-wal", "-shm", ".runs-lock"] { try? FileManager.default.removeItem(atPath: "/" + name + suffix) }
+        }
+        #expect(dir.files(in: ".", suffix: ".jpg").isEmpty)
+    }
+
     /// The output directory removed while a run saves into it (`rm -r` of the output, a
     /// folder deleted from a share) once ended with "rename: No such file or directory".
     @Test func anOutputDirectoryRemovedMidRunIsSaidSo() throws {

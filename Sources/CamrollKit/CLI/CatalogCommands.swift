@@ -101,7 +101,9 @@ struct CatalogCommands {
     }
 
     func run() throws -> ExitCode {
-        let path = AbsolutePath.resolve(try database.map { try UserDirectories.expandingTilde($0, environment: environment) } ?? Catalog.defaultPath(environment: environment))
+        let named = try database.map { try UserDirectories.expandingTilde($0, environment: environment) } ?? Catalog.defaultPath(environment: environment)
+        // The catalog must be there: not finding it is 66, as "no catalog at" is.
+        let path = try AbsolutePath.resolve(named, code: .noInput)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CamrollError(.noInput, "no catalog at \(path)", hint: "Take photos with 'camroll snap' first, or name one with --db PATH.")
         }
@@ -572,7 +574,7 @@ struct CatalogCommands {
         let timeline = try SaveTimeline(catalog: catalog, runID: runID)
         var plotted: String?
         if let plot, let timeline {
-            let path = AbsolutePath.resolve(plot.path)
+            let path = try AbsolutePath.resolve(plot.path)
             let bytes = try RunPlot.file(timeline, kind: plot.kind)
             try bytes.withUnsafeBytes { _ = try AtomicFileWriter(existing: .replace, sync: false).write([$0], to: path) }
             plotted = path

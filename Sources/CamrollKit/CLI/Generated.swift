@@ -28,7 +28,7 @@ enum Generated {
         guard let table = table[what] else { throw CamrollError.usage("__complete takes runs, captures or saves") }
         let path = try database.map { try UserDirectories.expandingTilde($0, environment: environment) }
             ?? Catalog.defaultPath(environment: environment)
-        guard FileManager.default.fileExists(atPath: AbsolutePath.resolve(path)) else { return [] }
+        guard let absolute = try? AbsolutePath.resolve(path), FileManager.default.fileExists(atPath: absolute) else { return [] }
         let catalog = try Catalog(path: path, readOnly: true)
         let statement = try catalog.database.prepare("SELECT id FROM \(table) ORDER BY id DESC LIMIT 50")
         var ids: [String] = []

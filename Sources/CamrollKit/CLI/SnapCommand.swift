@@ -72,7 +72,7 @@ struct SnapCommand {
         let templateText = try options.output.map { try UserDirectories.expandingTilde($0, environment: environment) }
             ?? OutputTemplate.defaultText(environment: environment)
         _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
-        let template = try OutputTemplate(AbsolutePath.resolve(templateText))
+        let template = try OutputTemplate(try AbsolutePath.resolve(templateText))
         if let ext = template.otherPictureExtension, !options.global.quiet {
             console.warning("the photos are JPEG files: names ending in '.\(ext)' will mislead (name them .jpg)")
         }

@@ -13,7 +13,7 @@ public final class ImageFile: FrameSource {
     /// Reads and fully decodes the file so that a damaged picture is refused before anything is
     /// saved.
     public convenience init(path: String) throws {
-        let absolute = AbsolutePath.resolve(path)
+        let absolute = try AbsolutePath.resolve(path, code: .noInput)
         try self.init(bytes: try Self.read(absolute), name: "file:\(absolute)", subject: "'\(path)'")
     }
 
@@ -74,9 +74,19 @@ public final class ImageFile: FrameSource {
 }
 
 enum AbsolutePath {
-    /// `path` made absolute against the working directory, with `.` and `..` removed.
-    static func resolve(_ path: String) -> String {
-        let joined = path.hasPrefix("/") ? path : ProcessEnvironment.currentDirectory() + "/" + path
+    /// `path` made absolute against the working directory, with `.` and `..` removed. A relative
+    /// path with no working directory to resolve it against is an error, exit `code`: it was
+    /// once resolved against "/", and `-o a.jpg` in a directory removed meanwhile saved /a.jpg.
+    static func resolve(_ path: String, code: ExitCode = .cannotCreate) throws -> String {
+        var joined = path
+        if !path.hasPrefix("/") {
+            guard let directory = ProcessEnvironment.currentDirectory() else {
+                let reason = errno == ENOENT ? "was removed" : "cannot be found (\(SystemError("getcwd").reason))"
+                throw CamrollError(code, "cannot tell where '\(path)' is: the working directory \(reason)",
+                                   hint: "Change to a directory that exists, or give an absolute path.")
+            }
+            joined = directory + "/" + path
+        }
         var parts: [Substring] = []
         for part in joined.split(separator: "/") {
             switch part {

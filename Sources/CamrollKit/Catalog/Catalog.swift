@@ -27,7 +27,7 @@ public final class Catalog {
     /// `readOnly`, opens an existing catalog for reading only, without changing anything, so
     /// that one on read-only media or owned by someone else can still be listed and verified.
     public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws {
-        self.path = AbsolutePath.resolve(path)
+        self.path = try AbsolutePath.resolve(path, code: readOnly ? .noInput : .cannotCreate)
         self.readOnly = readOnly
         do {
             if readOnly {

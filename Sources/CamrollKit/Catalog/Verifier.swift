@@ -117,7 +117,7 @@ public final class Verifier {
             }
         }
         if case .paths(let paths) = selection {
-            report.unknownPaths = paths.map { AbsolutePath.resolve($0) }.filter { !known.contains($0) }
+            report.unknownPaths = try paths.map { try AbsolutePath.resolve($0, code: .noInput) }.filter { !known.contains($0) }
         }
         // The path of the last save with a given content: made when a file is first found not
         // to hold its own (most checks find none, and need not hold every row's hash).
@@ -341,7 +341,7 @@ public final class Verifier {
                 values = [.int(id)]
             case .paths(let paths):
                 filter += " AND s.path IN (" + paths.map { _ in "?" }.joined(separator: ",") + ")"
-                values = paths.map { .text(AbsolutePath.resolve($0)) }
+                values = try paths.map { .text(try AbsolutePath.resolve($0, code: .noInput)) }
             }
             let range = try catalog.database.prepare(
                 "SELECT min(s.id), max(s.id), count(*) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter)"

@@ -17,9 +17,10 @@ public enum ProcessEnvironment {
         return result
     }
 
-    /// The working directory, or "/" when it cannot be read (deleted, no permission).
-    static func currentDirectory() -> String {
-        guard let path = getcwd(nil, 0) else { return "/" }
+    /// The working directory, or nil (errno says why) when it cannot be had: removed after the
+    /// shell entered it (ENOENT), or above it a directory the user may not search (EACCES).
+    static func currentDirectory() -> String? {
+        guard let path = getcwd(nil, 0) else { return nil }
         defer { free(path) }
         return String(cString: path)
     }

@@ -269,8 +269,7 @@ public final class AtomicFileWriter {
         if openErrno == ENOSPC, let error = noRoomForName(path: path, directory: directory, directoryFD: directoryFD, bytes: pieces) {
             return error
         }
-
-        // The temporary name is ours, not the user's: the message names the directory.
+        // The temporary name (or the file without one) is ours, not the user's: the message names the directory.
         return userError(SystemError("cannot create a file in \(directory)", errno: openErrno), path: path)
     }
 

@@ -96,14 +96,9 @@ import Testing
     @Test(arguments: 1...10)
     func afterKill9RepairBringsCatalogAndDiskIntoAgreement(attempt: Int) throws {
         let dir = try TemporaryDirectory()
-        let process = CamrollBinary.process(
+        let (process, _) = try CamrollBinary.startSaving(
             ["-d", "pattern", "-r", "320x240", "-n", "100000", "--json", "-o", dir.file("out/{seq}.jpg"),
              "--db", dir.file("c.sqlite3")] + (attempt % 2 == 0 ? ["--stamp"] : []))
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        _ = try out.fileHandleForReading.read(upToCount: 1)  // the start event: saving has begun
         usleep(UInt32.random(in: 20_000...500_000))
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

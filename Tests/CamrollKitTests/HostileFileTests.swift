@@ -65,14 +65,10 @@ import Testing
     @Test func anOutputDirectoryRemovedMidRunIsSaidSo() throws {
         let dir = try TemporaryDirectory()
         let out = dir.file("out")
-        let process = CamrollBinary.process(
+        let errors = Pipe()
+        let (process, events) = try CamrollBinary.startSaving(
             ["-d", "pattern", "-r", "160x120", "--frames", "100000", "--interval", "5ms", "--json", "-o", out + "/{seq}.jpg",
-             "--db", dir.file("c.sqlite3")])
-        let events = Pipe(), errors = Pipe()
-        process.standardOutput = events
-        process.standardError = errors
-        try process.run()
-        _ = try events.fileHandleForReading.read(upToCount: 1)  // the start event: saving has begun
+             "--db", dir.file("c.sqlite3")], errors: errors)
         usleep(100_000)
         // `rm -r`, again until it wins the race with the next save.
         let removal = try CamrollBinary.runProgram(

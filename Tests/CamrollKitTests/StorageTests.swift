@@ -248,14 +248,9 @@ import Testing
         let small = try SmallFileSystem(dir, size: "1g")
         for round in 1...6 {
             let out = small.path + "/\(round)"
-            let process = CamrollBinary.process(
+            let (process, _) = try CamrollBinary.startSaving(
                 ["-d", "pattern", "-r", "1920x1080", "-n", "100000", "--jobs", round % 2 == 0 ? "2" : "1", "--json",
                  "-o", out + "/{seq}.jpg", "--db", dir.file("c.sqlite3")])
-            let events = Pipe()
-            process.standardOutput = events
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            _ = try events.fileHandleForReading.read(upToCount: 1)  // the start event: saving has begun
             usleep(UInt32.random(in: 20_000...60_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

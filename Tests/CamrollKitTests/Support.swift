@@ -54,6 +54,19 @@ struct CamrollBinary {
         programProcess(prefix + [path] + arguments, environment: environment)
     }
 
+    /// Starts camroll with `arguments` (--json among them) and returns once it has begun saving
+    /// (its first event, the start, is out), with the pipe of its events. Its errors go to
+    /// `errors`, or nowhere.
+    static func startSaving(_ arguments: [String], errors: Pipe? = nil) throws -> (process: Process, events: Pipe) {
+        let process = process(arguments)
+        let events = Pipe()
+        process.standardOutput = events
+        process.standardError = errors ?? FileHandle.nullDevice
+        try process.run()
+        _ = try events.fileHandleForReading.read(upToCount: 1)
+        return (process, events)
+    }
+
     static func programProcess(_ command: [String], environment: [String: String] = [:]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: command[0])

@@ -168,11 +168,19 @@ public final class AtomicFileWriter {
                 return try writeUnnamed(fd: fd, pieces, path: path, directory: directory, name: name, lastPieceID: lastPieceID,
                                         whenNamed: whenNamed)
             }
-            guard unnamedFiles == nil, [EOPNOTSUPP, EISDIR, EINVAL].contains(openErrno) else {
-                throw Self.creationError(openErrno, path: path, directory: directory, directoryFD: directoryFD, name: name, bytes: pieces)
+            if openErrno == ENOSPC || openErrno == EDQUOT {
+                // XFS holds space for data not yet written out, and frees it to make a named file
+                // (it flushes, then tries again) but not one without a name: its fills ended at a
+                // third of the disk. Near the end of the space, temporary names then.
+                unnamedFiles = false
+                Trace.mark("O_TMPFILE out of space: names")
+            } else {
+                guard unnamedFiles == nil, [EOPNOTSUPP, EISDIR, EINVAL].contains(openErrno) else {
+                    throw Self.creationError(openErrno, path: path, directory: directory, directoryFD: directoryFD, name: name, bytes: pieces)
+                }
+                unnamedFiles = false
+                Trace.mark("no O_TMPFILE: temporary names")  // which way, for CAMROLL_TRACE=1
             }
-            unnamedFiles = false
-            Trace.mark("no O_TMPFILE: temporary names")  // which way, for CAMROLL_TRACE=1
         }
 
         var temporary = Self.temporaryName(for: name)

@@ -476,9 +476,9 @@ extension StorageTests {
             let saved = try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves WHERE status = 'saved'")
             let files = try FileManager.default.contentsOfDirectory(atPath: disk).filter { $0.hasSuffix(".jpg") }.count
             #expect(saved == files && saved > 5000, "\(type): \(saved) rows, \(files) files")
-            // The photos take the space: a fill that ended early on XFS (files without names, for
-            // which it does not free the space it holds for data not yet written) said "full"
-            // with 0.51 of it saved here (0.30 with smaller photos).
+            // The photos take the space: a fill that ended early on XFS (which refused files
+            // without names for want of space while it still made named ones) said "full" with
+            // 0.51 of it saved here (0.30 with smaller photos).
             let bytes = try CatalogReader(dir.file("c.sqlite3")).int("SELECT sum(bytes) FROM saves WHERE status = 'saved'")
             #expect(Double(bytes) > 0.8 * Double(availableBefore),
                     "\(type): \(bytes) bytes saved of \(availableBefore) free: \(Double(bytes) / Double(availableBefore))")

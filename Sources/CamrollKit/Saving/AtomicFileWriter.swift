@@ -169,9 +169,10 @@ public final class AtomicFileWriter {
                                         whenNamed: whenNamed)
             }
             if openErrno == ENOSPC || openErrno == EDQUOT {
-                // XFS holds space for data not yet written out, and frees it to make a named file
-                // (it flushes, then tries again) but not one without a name: its fills ended at a
-                // third of the disk. Near the end of the space, temporary names then.
+                // XFS refuses a file without a name for want of space long before the disk is
+                // full while it still makes named ones (seen: a fill ended "full" at 0.30-0.51 of
+                // the space; the space it holds for data not yet written out is, it seems, freed
+                // for a named file and not for the other). Near the end, temporary names then.
                 unnamedFiles = false
                 Trace.mark("O_TMPFILE out of space: names")
             } else {

@@ -32,7 +32,7 @@ TIMEOUT = int(os.environ.get("CAMROLL_VM_TIMEOUT", "240"))
 # vivid and what it needs, the virtio disk results come back on, and what the scenarios use
 # (fake-card: a loop device, device-mapper, ext4 and the crc32c it asks the crypto API for;
 # sdcard: FAT and exFAT with the code pages they name files in; nas: the NFS server and client).
-MODULES = ["vivid", "virtio_pci", "virtio_blk", "v4l2loopback", "loop", "dm_mod", "ext4", "crc32c_generic",
+MODULES = ["vivid", "virtio_pci", "virtio_blk", "v4l2loopback", "loop", "dm_mod", "dm_flakey", "ext4", "crc32c_generic",
            "vfat", "exfat", "nls_cp437", "nls_utf8", "nls_ascii", "nfsd", "nfsv4"]
 # Host programs copied into the guest with their libraries.
 GUEST_PROGRAMS = ["/usr/bin/v4l2-ctl"]

@@ -1,0 +1,64 @@
+# Power cut under a run: a card (ext4 with its journal, on a loop device in the guest's memory,
+# through device-mapper) whose table is swapped mid-run for dm-flakey's drop_writes — from that
+# moment the card keeps nothing, as when the power goes. camroll is stopped (SIGSTOP) just
+# before the cut and killed after it; the card is unmounted with the writes still dropped, its
+# buffers dropped too, and mounted again: what it holds is what reached it before the cut.
+# With --fsync every save the catalog holds must be there, intact; without it saves may be
+# lost, and verify must say which, and repair bring catalog and card into agreement.
+. /scenarios/common.sh
+tar -xf /dev/vdb -C /
+for module in loop dm_mod dm_flakey crc32c_generic ext4; do modprobe $module; done
+export DM_DISABLE_UDEV=1
+dd if=/dev/zero of=/tmp/disk bs=1M count=128 2>/dev/null
+losetup /dev/loop0 /tmp/disk
+sectors=$((128 * 2048))
+echo "0 $sectors linear /dev/loop0 0" | dmsetup create card --noudevsync >"$OUT/dmsetup.out" 2>&1
+echo $? >"$OUT/dmsetup.rc"
+mkfs.ext4 -q -F /dev/dm-0 >"$OUT/mkfs.log" 2>&1
+mkdir -p /mnt/card
+
+# all_stopped PID: every thread of PID is stopped (T).
+all_stopped() {
+    for task in /proc/"$1"/task/*; do
+        case $(cut -d' ' -f3 "$task/stat") in T | t) ;; *) return 1 ;; esac
+    done
+}
+
+# power_cut NAME OPTIONS…: a run saving onto the card, the power cut a second after
+# its 150th file, the card back.
+# (Not $name: step sets it.)
+power_cut() {
+    run=$1
+    shift
+    mount -t ext4 /dev/dm-0 /mnt/card || { echo "cannot mount the card" >"$OUT/mount.err"; exit 1; }
+    start "$run" camroll snap -d pattern -r 320x240 -n 1000000 "$@" -o "/mnt/card/$run/{seq}.jpg" \
+        --db "$OUT/$run.sqlite3" --no-progress
+    wait_for_files "/mnt/card/$run" 150
+    sleep 1  # the rows follow the files by a batch
+    kill -STOP "$(pid_of "$run")"
+    # Until every thread has stopped: one in fsync stops only when the fsync has returned.
+    for _ in $(seq 1 200); do all_stopped "$(pid_of "$run")" && break; sleep 0.05; done
+    # --nolockfs: no freeze, which would write out what the page cache holds.
+    dmsetup suspend --nolockfs card
+    echo "0 $sectors flakey /dev/loop0 0 0 1 1 drop_writes" | dmsetup load card
+    dmsetup resume card
+    kill -KILL "$(pid_of "$run")"
+    finish "$run"
+    umount /mnt/card
+    blockdev --flushbufs /dev/dm-0
+    echo 3 >/proc/sys/vm/drop_caches
+    dmsetup suspend --nolockfs card
+    echo "0 $sectors linear /dev/loop0 0" | dmsetup load card
+    dmsetup resume card
+    mount -t ext4 /dev/dm-0 /mnt/card || { echo "cannot mount the card after the cut" >"$OUT/mount.err"; exit 1; }
+    step "$run-verify" camroll verify --db "$OUT/$run.sqlite3" --json
+    step "$run-repair" camroll verify --repair --db "$OUT/$run.sqlite3"
+    step "$run-again" camroll verify --db "$OUT/$run.sqlite3"
+    ls "/mnt/card/$run" 2>/dev/null | grep -c "\.jpg$" >"$OUT/$run-files"
+    ls -a "/mnt/card/$run" 2>/dev/null | grep -c '^\.' >"$OUT/$run-hidden"
+    umount /mnt/card
+}
+
+power_cut fsync --fsync
+power_cut cached
+dmsetup remove card

@@ -119,6 +119,35 @@ import Testing
         #expect(verify.status == 0 && verify.stdout.contains("verified \(names.count) files: \(names.count) ok"), "\(verify.stdout)")
     }
 
+    /// A file under a killed run's names that holds none of its photos — on FAT, a power cut
+    /// between the rename and the sync after it leaves the new name with the size and no data —
+    /// is left alone and said, not passed over in silence; another run's recorded file under
+    /// the same names is not news.
+    @Test func repairSaysWhichFilesUnderARunsNamesAreNotItsOwn() throws {
+        let dir = try TemporaryDirectory()
+        // Run 1: 1.jpg … 12.jpg, recorded; 11 and 12 stay its own.
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "12", "-o", dir.file("out/{seq:1}.jpg"),
+                                       "--db", dir.file("c.sqlite3"), "--quiet"]).status == 0)
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-q", "50", "-n", "10", "-o", dir.file("out/{seq:1}.jpg"),
+                                       "--overwrite", "--db", dir.file("c.sqlite3"), "--quiet"]).status == 0)
+        let database = try Database(path: dir.file("c.sqlite3"))
+        // Run 2 killed: its rows for 1-3 remain; 4-10 are files without rows; 9 holds other bytes.
+        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646 WHERE id = 2")
+        try database.execute("DELETE FROM saves WHERE seq > 3 AND capture_id IN (SELECT id FROM captures WHERE run_id = 2)")
+        try Data(count: 0).write(to: URL(fileURLWithPath: dir.file("out/9.jpg")))
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.sqlite3")])
+        #expect(repair.stdout.contains("1 interrupted run(s) closed, 6 unrecorded file(s) recorded"), "\(repair.stdout)")
+        #expect(repair.stdout.contains("left alone: 1 file(s) under the names of a run closed here hold none of its photos "
+                                       + "(\(dir.file("out/9.jpg"))):"), "\(repair.stdout)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("out/9.jpg")))
+        try database.execute("UPDATE runs SET status = 'running', pid = 2147483646 WHERE id = 2")
+        let json = try CamrollBinary.run(["verify", "--repair", "--json", "--db", dir.file("c.sqlite3")])
+        let summary = try #require(json.stdout.split(separator: "\n").last.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        let repaired = try #require(summary["repaired"] as? [String: Any])
+        #expect(repaired["unrecognized_files"] as? [String] == [dir.file("out/9.jpg")], "\(json.stdout)")
+    }
+
     /// Three repairs at once of one killed run: one repairs it, the others leave it alone —
     /// each file recorded once (two at once recorded 2990 files twice).
     @Test func repairsAtTheSameTimeRecordEachFileOnce() throws {

@@ -292,7 +292,7 @@ struct CatalogCommands {
             if let repaired = report.repair {
                 object["repaired"] = ["runs_closed": repaired.runsClosed, "files_adopted": repaired.filesAdopted,
                                       "temporary_files_removed": repaired.temporaryFilesRemoved, "rows_marked": repaired.rowsMarked,
-                                      "deletions_finished": repaired.deletionsFinished]
+                                      "deletions_finished": repaired.deletionsFinished, "unrecognized_files": repaired.unrecognizedFiles]
             }
             console.out(JSONLine.encode(object))
         } else if !global.quiet {
@@ -334,6 +334,12 @@ struct CatalogCommands {
                 text += "repaired: \(repaired.runsClosed) interrupted run(s) closed, \(repaired.filesAdopted) unrecorded file(s) "
                     + "recorded, \(repaired.temporaryFilesRemoved) temporary file(s) removed, \(repaired.rowsMarked) row(s) marked"
                     + (repaired.deletionsFinished > 0 ? ", \(repaired.deletionsFinished) interrupted deletion(s) finished" : "") + "\n"
+                if let first = repaired.unrecognizedFiles.first {
+                    let more = repaired.unrecognizedFiles.count > 1 ? " and \(repaired.unrecognizedFiles.count - 1) more" : ""
+                    text += "left alone: \(repaired.unrecognizedFiles.count) file(s) under the names of a run closed here hold none of "
+                        + "its photos (\(first)\(more)): a save a crash cut short where names are not atomic (FAT), "
+                        + "or another program's file\n"
+                }
             }
             console.out(text)
         }

@@ -16,6 +16,10 @@ public struct Repair {
         public var temporaryFilesRemoved = 0
         public var rowsMarked = 0
         public var deletionsFinished = 0
+        /// Files under a closed run's names that hold none of its photos, left alone: a save a
+        /// power cut stopped between rename and sync where a rename is not atomic (FAT writes
+        /// the new name's entry before the file's size and first cluster), or another program's.
+        public var unrecognizedFiles: [String] = []
     }
 
     let catalog: Catalog
@@ -123,6 +127,9 @@ public struct Repair {
         let temporaryPattern = try Regex(AtomicFileWriter.temporaryNamePattern(pid: run.pid))
         let captures = try catalog.userErrors { try self.captures(of: run.id) }
         let recorded = try catalog.userErrors { try self.recordedPaths(of: run.id) }
+        let savedByAnyRun = try catalog.userErrors {
+            try catalog.database.prepare("SELECT 1 FROM saves WHERE path = ? AND status = 'saved' LIMIT 1")
+        }
 
         for path in try Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory) {
             let name = PathText.lastComponent(of: path)
@@ -136,15 +143,24 @@ public struct Repair {
                 continue
             }
             guard !recorded.contains(path), let match = path.firstMatch(of: pattern) else { continue }
-            let bytes: [UInt8]
+            // nil: the file itself cannot be read whole (EIO; on FAT, a name whose size came
+            // without its data reads short), or is larger than any photo.
+            let bytes: [UInt8]?
             switch RegularFile.read(path, limit: Self.largestAdoptedFile) {
             case .success(let read): bytes = read
             case .failure(.cannotRead(let error)):
                 // Not known to be the run's or not: the run stays open for a repair that can read it.
                 throw RegularFile.Problem.stopError(error, path: path)
-            case .failure: continue
+            case .failure(.system), .failure(.tooLarge): bytes = nil
+            case .failure: continue  // gone meanwhile, or not a file
             }
-            guard let (captureID, commentSeq) = identify(bytes, run: run, captures: captures) else { continue }
+            guard let bytes, let (captureID, commentSeq) = identify(bytes, run: run, captures: captures) else {
+                // Another run's saved file under the same names is not news.
+                if try catalog.userErrors({ try savedByAnyRun.bind(.text(path)).stepInt() == nil }) {
+                    result.unrecognizedFiles.append(path)
+                }
+                continue
+            }
             var seq = commentSeq ?? 0
             if match.output.count > 1, let digits = match.output[1].substring, let number = Int(digits) {
                 seq = number

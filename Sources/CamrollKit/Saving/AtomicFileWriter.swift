@@ -193,15 +193,14 @@ public final class AtomicFileWriter {
         if fd < 0 {
             throw Self.creationError(openErrno, path: path, directory: directory, directoryFD: directoryFD, name: name, bytes: pieces)
         }
-        var named = false
+        var named = false, closed = false
         defer {
+            if !closed { close(fd) }
             if !named { unlinkat(directoryFD, temporary, 0) }
             gate.clear()
         }
-        do {
-            var closed = false
-            defer { if !closed { close(fd) } }
-            try writeContents(fd: fd, pieces, path: path, directory: directory, lastPieceID: lastPieceID)
+        try writeContents(fd: fd, pieces, path: path, directory: directory, lastPieceID: lastPieceID)
+        if !sync {
             closed = true
             // Network file systems may report a failed write only here.
             if close(fd) != 0 { throw Self.userError(SystemError("close", path: path), path: path) }
@@ -209,7 +208,21 @@ public final class AtomicFileWriter {
         return try gate.commit {
             let saved = try place(path: path, directory: directory, name: name, temporary: temporary) { rename(temporary, to: $0) }
             named = true
-            return try finish(saved: saved, whenNamed: whenNamed)
+            guard sync else { return try finish(saved: saved, whenNamed: whenNamed) }
+            // Synced again under its name: FAT keeps a file's size and first cluster in its
+            // directory entry, and a rename makes a new entry that gets them only when the file
+            // itself is next written out. Synced before the rename alone, every file of a
+            // --fsync run on a FAT32 card came back empty after a power cut (the VM's power-cut).
+            var fileFailure: CamrollError?
+            if fsync(fd) != 0 {
+                let error = SystemError("fsync", path: saved)
+                let said = Self.userError(error, path: saved)
+                fileFailure = CamrollError(said.exitCode, "\(saved) is in place, but could not be synced: \(error.call): \(error.reason)",
+                                           hint: said.hint, systemErrno: said.systemErrno)
+            }
+            closed = true
+            close(fd)
+            return try finish(saved: saved, whenNamed: whenNamed, failure: fileFailure)
         }
     }
 
@@ -252,11 +265,15 @@ public final class AtomicFileWriter {
     }
 
     /// After the file took its final name `saved`: the directory synced (with `sync`), then
-    /// `whenNamed`. The file is recorded even if the directory's fsync fails, and the run then
-    /// ends with that error.
-    private func finish(saved: String, whenNamed: (_ saved: String, _ synced: Bool) throws -> Void) throws -> String {
-        var syncFailure: CamrollError?
-        do { try syncDirectory(path: saved) } catch let error as CamrollError { syncFailure = error }
+    /// `whenNamed`. The file is recorded even if the directory's fsync fails (or `failure`, the
+    /// file's own after naming, came before), and the run then ends with that error.
+    private func finish(
+        saved: String, whenNamed: (_ saved: String, _ synced: Bool) throws -> Void, failure: CamrollError? = nil
+    ) throws -> String {
+        var syncFailure = failure
+        if syncFailure == nil {
+            do { try syncDirectory(path: saved) } catch let error as CamrollError { syncFailure = error }
+        }
         try whenNamed(saved, sync && syncFailure == nil)
         if let syncFailure { throw NamedButNotSynced(path: saved, error: syncFailure) }
         return saved

@@ -1,5 +1,5 @@
-# Power cut under a run: a card (ext4 with its journal, on a loop device in the guest's memory,
-# through device-mapper) whose table is swapped mid-run for dm-flakey's drop_writes — from that
+# Power cut under a run: a card (ext4 with its journal, or FAT32 as cards come, on a loop device
+# in the guest's memory, through device-mapper) whose table is swapped mid-run for dm-flakey's drop_writes — from that
 # moment the card keeps nothing, as when the power goes. camroll is stopped (SIGSTOP) just
 # before the cut and killed after it; the card is unmounted with the writes still dropped, its
 # buffers dropped too, and mounted again: what it holds is what reached it before the cut.
@@ -7,14 +7,13 @@
 # lost, and verify must say which, and repair bring catalog and card into agreement.
 . /scenarios/common.sh
 tar -xf /dev/vdb -C /
-for module in loop dm_mod dm_flakey crc32c_generic ext4; do modprobe $module; done
+for module in loop dm_mod dm_flakey crc32c_generic ext4 fat vfat nls_cp437 nls_ascii; do modprobe $module; done
 export DM_DISABLE_UDEV=1
 dd if=/dev/zero of=/tmp/disk bs=1M count=128 2>/dev/null
 losetup /dev/loop0 /tmp/disk
 sectors=$((128 * 2048))
 echo "0 $sectors linear /dev/loop0 0" | dmsetup create card --noudevsync >"$OUT/dmsetup.out" 2>&1
 echo $? >"$OUT/dmsetup.rc"
-mkfs.ext4 -q -F /dev/dm-0 >"$OUT/mkfs.log" 2>&1
 mkdir -p /mnt/card
 
 # all_stopped PID: every thread of PID is stopped (T).
@@ -24,13 +23,14 @@ all_stopped() {
     done
 }
 
-# power_cut NAME OPTIONS…: a run saving onto the card, the power cut a second after
-# its 150th file, the card back.
+# power_cut NAME TYPE OPTIONS…: a run saving onto the card (a file system of TYPE, made anew),
+# the power cut a second after its 150th file, the card back.
 # (Not $name: step sets it.)
 power_cut() {
-    run=$1
-    shift
-    mount -t ext4 /dev/dm-0 /mnt/card || { echo "cannot mount the card" >"$OUT/mount.err"; exit 1; }
+    run=$1 type=$2
+    shift 2
+    case $type in ext4) mkfs.ext4 -q -F /dev/dm-0 ;; vfat) mkfs.fat -F 32 /dev/dm-0 ;; esac >>"$OUT/mkfs.log" 2>&1
+    mount -t "$type" /dev/dm-0 /mnt/card || { echo "cannot mount the card" >"$OUT/mount.err"; exit 1; }
     start "$run" camroll snap -d pattern -r 320x240 -n 1000000 "$@" -o "/mnt/card/$run/{seq}.jpg" \
         --db "$OUT/$run.sqlite3" --no-progress
     wait_for_files "/mnt/card/$run" 150
@@ -50,15 +50,20 @@ power_cut() {
     dmsetup suspend --nolockfs card
     echo "0 $sectors linear /dev/loop0 0" | dmsetup load card
     dmsetup resume card
-    mount -t ext4 /dev/dm-0 /mnt/card || { echo "cannot mount the card after the cut" >"$OUT/mount.err"; exit 1; }
+    mount -t "$type" /dev/dm-0 /mnt/card || { echo "cannot mount the card after the cut" >"$OUT/mount.err"; exit 1; }
     step "$run-verify" camroll verify --db "$OUT/$run.sqlite3" --json
     step "$run-repair" camroll verify --repair --db "$OUT/$run.sqlite3"
     step "$run-again" camroll verify --db "$OUT/$run.sqlite3"
+    ls -la "/mnt/card/$run" >"$OUT/$run-ls.txt" 2>&1
+    last=$(ls "/mnt/card/$run" 2>/dev/null | grep "\.jpg$" | tail -1)
+    [ -n "$last" ] && cp "/mnt/card/$run/$last" "$OUT/$run-last.jpg"
     ls "/mnt/card/$run" 2>/dev/null | grep -c "\.jpg$" >"$OUT/$run-files"
     ls -a "/mnt/card/$run" 2>/dev/null | grep -c '^\.' >"$OUT/$run-hidden"
     umount /mnt/card
 }
 
-power_cut fsync --fsync
-power_cut cached
+power_cut fsync ext4 --fsync
+power_cut cached ext4
+power_cut fat_fsync vfat --fsync
+power_cut fat_cached vfat
 dmsetup remove card

@@ -1,13 +1,14 @@
-# Power cut under a run: a card (ext4 with its journal, or FAT32 as cards come, on a loop device
-# in the guest's memory, through device-mapper) whose table is swapped mid-run for dm-flakey's drop_writes — from that
-# moment the card keeps nothing, as when the power goes. camroll is stopped (SIGSTOP) just
-# before the cut and killed after it; the card is unmounted with the writes still dropped, its
-# buffers dropped too, and mounted again: what it holds is what reached it before the cut.
-# With --fsync every save the catalog holds must be there, intact; without it saves may be
-# lost, and verify must say which, and repair bring catalog and card into agreement.
+# Power cut under a run: a card (ext4 with its journal, or FAT32 or exFAT as cards come, on a
+# loop device in the guest's memory, through device-mapper) whose table is swapped mid-run for
+# dm-flakey's drop_writes — from that moment the card keeps nothing, as when the power goes.
+# camroll is stopped (SIGSTOP) just before the cut and killed after it; the card is unmounted
+# with the writes still dropped, its buffers dropped too, and mounted again: what it holds is
+# what reached it before the cut. With --fsync every save the catalog holds must be there,
+# intact; without it saves may be lost, and verify must say which, and repair bring catalog
+# and card into agreement.
 . /scenarios/common.sh
 tar -xf /dev/vdb -C /
-for module in loop dm_mod dm_flakey crc32c_generic ext4 fat vfat nls_cp437 nls_ascii; do modprobe $module; done
+for module in loop dm_mod dm_flakey crc32c_generic ext4 fat vfat exfat nls_cp437 nls_ascii nls_utf8; do modprobe $module; done
 export DM_DISABLE_UDEV=1
 dd if=/dev/zero of=/tmp/disk bs=1M count=128 2>/dev/null
 losetup /dev/loop0 /tmp/disk
@@ -29,7 +30,11 @@ all_stopped() {
 power_cut() {
     run=$1 type=$2
     shift 2
-    case $type in ext4) mkfs.ext4 -q -F /dev/dm-0 ;; vfat) mkfs.fat -F 32 /dev/dm-0 ;; esac >>"$OUT/mkfs.log" 2>&1
+    case $type in
+        ext4) mkfs.ext4 -q -F /dev/dm-0 ;;
+        vfat) mkfs.fat -F 32 /dev/dm-0 ;;
+        exfat) mkfs.exfat /dev/dm-0 ;;
+    esac >>"$OUT/mkfs.log" 2>&1
     mount -t "$type" /dev/dm-0 /mnt/card || { echo "cannot mount the card" >"$OUT/mount.err"; exit 1; }
     start "$run" camroll snap -d pattern -r 320x240 -n 1000000 "$@" -o "/mnt/card/$run/{seq}.jpg" \
         --db "$OUT/$run.sqlite3" --no-progress
@@ -66,4 +71,6 @@ power_cut fsync ext4 --fsync
 power_cut cached ext4
 power_cut fat_fsync vfat --fsync
 power_cut fat_cached vfat
+power_cut exfat_fsync exfat --fsync
+power_cut exfat_cached exfat
 dmsetup remove card

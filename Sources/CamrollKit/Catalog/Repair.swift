@@ -7,8 +7,9 @@ import Glibc
 /// in its last moments may have no row yet, and, where it wrote through temporary names (FAT,
 /// FUSE, NFS, --overwrite), the file it was writing may remain under one. Repair adopts the
 /// former (only files whose content proves they are that run's), removes the latter (only that
-/// process's own temporary files), and records the run as failed. A `delete` that was stopped leaves rows `deleting`: repair finishes those. A user's
-/// file is never deleted.
+/// process's own temporary files), names any other file under the run's names (left alone), and
+/// records the run as failed. A `delete` that was stopped leaves rows `deleting`: repair
+/// finishes those. A user's file is never deleted.
 public struct Repair {
     public struct Result: Sendable {
         public var runsClosed = 0

@@ -256,15 +256,13 @@ struct CatalogCommands {
         let report = try verifier.verify(selection, repair: repair)
         line?.clear()
         // Cut short (SIGKILL, a full catalog disk) and not yet repaired: the files it saved last
-        // may have no row, so "all ok" could not be said of it. (--repair closes them first.)
-        var interrupted: [Int] = []
-        if !repair, !report.cancelled, selection.coversRuns {
-            interrupted = try catalog.userErrors { try Repair(catalog: catalog).interruptedRuns(selection).map(\.id) }
-        }
+        // may have no row, so "all ok" could not be said of it (--repair closes them first).
         // Still saving: what they had recorded was checked, not the run, which goes on.
-        var live: [Int] = []
+        var interrupted: [Int] = [], live: [Int] = []
         if !report.cancelled, selection.coversRuns {
-            live = try catalog.userErrors { try Repair(catalog: catalog).liveRuns(selection).map(\.id) }
+            let running = try catalog.userErrors { try Repair(catalog: catalog).runningRuns(selection) }
+            interrupted = repair ? [] : running.interrupted.map(\.id)
+            live = running.live.map(\.id)
         }
         let seconds = Double(report.elapsedMicroseconds) / 1e6
         let rate = seconds > 0 ? Double(report.bytesRead) / 1e6 / seconds : 0

@@ -252,10 +252,9 @@ public final class Catalog {
             // cannot be made (a write-protected card). The directory says why.
             var reason = error.messageWithReason
             let directory = PathText.directory(of: path)
-            if error.systemErrno == ENOENT, access(directory.isEmpty ? "." : directory, W_OK) != 0 {
-                reason = "\(error.message) (\(String(cString: strerror(errno))))"
-            } else if error.primaryCode == SQLITE_READONLY, access(path, W_OK) != 0 {
-                // "attempt to write a readonly database": the file's own mode or owner.
+            // ("attempt to write a readonly database": the file's own mode or owner.)
+            if error.systemErrno == ENOENT && access(directory.isEmpty ? "." : directory, W_OK) != 0
+                || error.primaryCode == SQLITE_READONLY && access(path, W_OK) != 0 {
                 reason = "\(error.message) (\(String(cString: strerror(errno))))"
             }
             return CamrollError(

@@ -60,16 +60,20 @@ public struct Repair {
     /// Runs still marked `running` whose writer no longer holds their lock. (`verify` without
     /// --repair names them: files they saved last may have no row.)
     func interruptedRuns(_ selection: Verifier.Selection) throws -> [Run] {
-        try runningRuns(selection).filter { !RunLock.isHeld(run: $0.id, catalog: catalog.path) }
+        try runningRuns(selection).interrupted
     }
 
-    /// Runs whose writer is saving now. (`verify` names them: it checked only the saves they had
-    /// recorded when it began, and "all ok" is not yet said of the whole run.)
-    func liveRuns(_ selection: Verifier.Selection) throws -> [Run] {
-        try runningRuns(selection).filter { RunLock.isHeld(run: $0.id, catalog: catalog.path) }
+    /// Runs still marked `running`, by whether their writer holds their lock: saving now (`live`:
+    /// `verify` checked only the saves they had recorded when it began) or cut short.
+    func runningRuns(_ selection: Verifier.Selection) throws -> (interrupted: [Run], live: [Run]) {
+        var runs: (interrupted: [Run], live: [Run]) = ([], [])
+        for run in try markedRunning(selection) {
+            if RunLock.isHeld(run: run.id, catalog: catalog.path) { runs.live.append(run) } else { runs.interrupted.append(run) }
+        }
+        return runs
     }
 
-    private func runningRuns(_ selection: Verifier.Selection) throws -> [Run] {
+    private func markedRunning(_ selection: Verifier.Selection) throws -> [Run] {
         var sql = "SELECT id, uuid, output_template, pid FROM runs WHERE status = 'running' AND output_template IS NOT NULL"
         if case .run(let id) = selection { sql += " AND id = \(id)" }
         let statement = try catalog.database.prepare(sql)

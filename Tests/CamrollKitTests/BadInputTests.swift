@@ -157,6 +157,25 @@ import Testing
         }
     }
 
+    /// A database with no tables at all — what a power cut can leave of a catalog made just
+    /// before it — is not a catalog to the commands that only read or repair one: `verify
+    /// --repair` and `delete` say so (65) as `verify` does, and add no tables. (Before, repair
+    /// made it a new, empty catalog and passed: "verified 0 files", exit 0, whatever was on disk.)
+    /// `snap` still makes a catalog of it.
+    @Test func anEmptyDatabaseIsNotRepairedIntoACatalog() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("c.sqlite3")
+        try Database(path: path).execute("CREATE TABLE t(x); DROP TABLE t")
+        for command in [["verify"], ["verify", "--repair"], ["delete", "--run", "1"], ["list"]] {
+            let result = try CamrollBinary.run(command + ["--db", path])
+            #expect(result.status == 65 && result.stderr.hasPrefix("camroll: error: \(path) is not a camroll catalog (it has no camroll tables)\n"),
+                    "\(command): \(result.status) \(result.stderr)")
+        }
+        #expect(try CatalogReader(path).int("SELECT count(*) FROM sqlite_master") == 0)
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("out/{seq}.jpg"), "--db", path]).status == 0)
+        #expect(try CamrollBinary.run(["verify", "--repair", "--db", path]).status == 0)
+    }
+
     /// `-o` naming the catalog or a file beside it, with `--overwrite`, under that name or
     /// another (a hard link): exit 73, and the catalog keeps every record. (Before, the photo
     /// replaced the catalog: every run it recorded was gone.)

@@ -110,7 +110,7 @@ struct CatalogCommands {
         try Catalog.refuseNonFile(path, as: .noInput)
         // Reading commands change nothing, so they work on a catalog they cannot write.
         let writes = command == "delete" || (command == "verify" && repair)
-        let catalog = try Catalog(path: path, readOnly: !writes)
+        let catalog = try Catalog(path: path, readOnly: !writes, mayCreate: false)
         defer { catalog.checkpoint() }
         var resolved = self
         if runID == Self.last {
@@ -290,7 +290,8 @@ struct CatalogCommands {
             if let repaired = report.repair {
                 object["repaired"] = ["runs_closed": repaired.runsClosed, "files_adopted": repaired.filesAdopted,
                                       "temporary_files_removed": repaired.temporaryFilesRemoved, "rows_marked": repaired.rowsMarked,
-                                      "deletions_finished": repaired.deletionsFinished, "unrecognized_files": repaired.unrecognizedFiles]
+                                      "deletions_finished": repaired.deletionsFinished, "unrecognized_files": repaired.unrecognizedFiles,
+                                      "empty_unrecognized_files": repaired.emptyUnrecognizedFiles]
             }
             console.out(JSONLine.encode(object))
         } else if !global.quiet {
@@ -333,10 +334,14 @@ struct CatalogCommands {
                     + "recorded, \(repaired.temporaryFilesRemoved) temporary file(s) removed, \(repaired.rowsMarked) row(s) marked"
                     + (repaired.deletionsFinished > 0 ? ", \(repaired.deletionsFinished) interrupted deletion(s) finished" : "") + "\n"
                 if let first = repaired.unrecognizedFiles.first {
-                    let more = repaired.unrecognizedFiles.count > 1 ? " and \(repaired.unrecognizedFiles.count - 1) more" : ""
-                    text += "left alone: \(repaired.unrecognizedFiles.count) file(s) under the names of a run closed here hold none of "
-                        + "its photos (\(first)\(more)): a save a crash cut short where names are not atomic (FAT), "
-                        + "or another program's file\n"
+                    let count = repaired.unrecognizedFiles.count, empty = repaired.emptyUnrecognizedFiles
+                    let more = count > 1 ? " and \(count - 1) more" : ""
+                    let why = [
+                        empty > 0 ? (empty == count ? "" : "\(empty) of them ") + "empty: saves whose data a power cut kept from the disk" : nil,
+                        count > empty ? "a save a crash cut short where names are not atomic (FAT), or another program's file" : nil,
+                    ].compactMap { $0 }.joined(separator: "; ")
+                    text += "left alone: \(count) file(s) under the names of a run closed here hold none of "
+                        + "its photos (\(first)\(more)): \(why)\n"
                 }
             }
             console.out(text)

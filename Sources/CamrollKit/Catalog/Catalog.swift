@@ -26,7 +26,9 @@ public final class Catalog {
     /// Opens or creates the catalog, brings its schema up to date, turns on WAL. With
     /// `readOnly`, opens an existing catalog for reading only, without changing anything, so
     /// that one on read-only media or owned by someone else can still be listed and verified.
-    public init(path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    /// Without `mayCreate`, a database with no camroll tables is refused, not made a catalog:
+    /// `verify --repair` of a catalog a power cut left empty must not pass as a new one.
+    public init(path: String, readOnly: Bool = false, mayCreate: Bool = true, busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = try AbsolutePath.resolve(path, code: readOnly ? .noInput : .cannotCreate)
         self.readOnly = readOnly
         do {
@@ -44,7 +46,9 @@ public final class Catalog {
             database = try Database(path: self.path)
             database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             // Before anything is changed (WAL, tables): a database of another program stays as it is.
-            try refuseForeign(identify())
+            let found = try identify()
+            try refuseForeign(found)
+            if !mayCreate { try checkVersion(found.version) }
             try database.execute("PRAGMA foreign_keys=ON")
             try enableWAL(busyTimeoutMilliseconds: Int(busyTimeoutMilliseconds))
             try database.execute("PRAGMA synchronous=NORMAL")
@@ -343,11 +347,26 @@ public final class Catalog {
         }
     }
 
+    /// Whether every commit reaches the disk before it returns (`--fsync`: a save the run
+    /// reported is in the catalog after a power cut, as its file is on the disk). Otherwise
+    /// SQLite's NORMAL, which in WAL mode may lose the last commits to a power cut but never
+    /// the catalog's consistency; `verify --repair` then finds their files by the run's row,
+    /// which `beginRun` always syncs.
+    public func syncEveryCommit(_ on: Bool) throws {
+        try userErrors { try database.execute(on ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL") }
+        syncsEveryCommit = on
+    }
+    private var syncsEveryCommit = false
+
     /// Inserts the run as `running`, takes its lock (`RunLock`) and commits, before anything is
-    /// saved: whoever sees the row can also see that its writer is alive.
+    /// saved: whoever sees the row can also see that its writer is alive. The commit is synced
+    /// (with the catalog's tables, where they are new): after a power cut the row must still
+    /// be there for repair to know the run's files, which may have reached the disk.
     public func beginRun(_ run: NewRun) throws -> Int {
         let lock = try runLock ?? RunLock(catalog: path)
         runLock = lock
+        if !syncsEveryCommit { try userErrors { try database.execute("PRAGMA synchronous=FULL") } }
+        defer { if !syncsEveryCommit { try? database.execute("PRAGMA synchronous=NORMAL") } }
         return try userErrors {
             try database.transaction {
                 try database.prepare(

@@ -21,6 +21,9 @@ public struct Repair {
         /// power cut stopped between rename and sync where a rename is not atomic (FAT writes
         /// the new name's entry before the file's size and first cluster), or another program's.
         public var unrecognizedFiles: [String] = []
+        /// How many of them are empty: saves whose names reached the disk and whose data did not
+        /// (a power cut without `--fsync`, when the rows that knew them were lost with it).
+        public var emptyUnrecognizedFiles = 0
     }
 
     let catalog: Catalog
@@ -163,6 +166,7 @@ public struct Repair {
                 // Another run's saved file under the same names is not news.
                 if try catalog.userErrors({ try savedByAnyRun.bind(.text(path)).stepInt() == nil }) {
                     result.unrecognizedFiles.append(path)
+                    if bytes?.isEmpty == true { result.emptyUnrecognizedFiles += 1 }
                 }
                 continue
             }

@@ -66,7 +66,11 @@ public final class BatchSaver: @unchecked Sendable {
             uuid: runUUID, startedAt: Date(), command: command, device: source.deviceName,
             requestedCount: plan.toStandardOutput ? 0 : plan.totalSaves, requestedFrames: plan.frames,
             outputTemplate: plan.template.text)
-        let runID = try recorder.perform { try $0.beginRun(run) }
+        let sync = writers[0].sync
+        let runID = try recorder.perform { catalog in
+            try catalog.syncEveryCommit(sync)
+            return try catalog.beginRun(run)
+        }
         Trace.mark("run row committed")
         // Now that the run holds its lock, every file of the catalog's is there: no save replaces one.
         let catalogFiles = Catalog.ownFiles(catalogPath)

@@ -25,7 +25,8 @@ all_stopped() {
 }
 
 # power_cut NAME TYPE OPTIONS…: a run saving onto the card (a file system of TYPE, made anew),
-# the power cut a second after its 150th file, the card back.
+# the power cut a second after its 150th file, the card back. With ON_CARD set, the catalog is
+# on the card too (and copied off it at the end, as NAME.sqlite3, for the check).
 # (Not $name: step sets it.)
 power_cut() {
     run=$1 type=$2
@@ -36,8 +37,10 @@ power_cut() {
         exfat) mkfs.exfat /dev/dm-0 ;;
     esac >>"$OUT/mkfs.log" 2>&1
     mount -t "$type" /dev/dm-0 /mnt/card || { echo "cannot mount the card" >"$OUT/mount.err"; exit 1; }
+    catalog=$OUT/$run.sqlite3
+    [ -n "$ON_CARD" ] && catalog=/mnt/card/catalog.sqlite3
     start "$run" camroll snap -d pattern -r 320x240 -n 1000000 "$@" -o "/mnt/card/$run/{seq}.jpg" \
-        --db "$OUT/$run.sqlite3" --no-progress
+        --db "$catalog" --no-progress
     wait_for_files "/mnt/card/$run" 150
     sleep 1  # the rows follow the files by a batch
     kill -STOP "$(pid_of "$run")"
@@ -56,9 +59,11 @@ power_cut() {
     echo "0 $sectors linear /dev/loop0 0" | dmsetup load card
     dmsetup resume card
     mount -t "$type" /dev/dm-0 /mnt/card || { echo "cannot mount the card after the cut" >"$OUT/mount.err"; exit 1; }
-    step "$run-verify" camroll verify --db "$OUT/$run.sqlite3" --json
-    step "$run-repair" camroll verify --repair --db "$OUT/$run.sqlite3"
-    step "$run-again" camroll verify --db "$OUT/$run.sqlite3"
+    ls -la /mnt/card >"$OUT/$run-card.txt" 2>&1
+    step "$run-verify" camroll verify --db "$catalog" --json
+    step "$run-repair" camroll verify --repair --db "$catalog"
+    step "$run-again" camroll verify --db "$catalog"
+    [ -n "$ON_CARD" ] && cp /mnt/card/catalog.sqlite3 "$OUT/$run.sqlite3"
     ls -la "/mnt/card/$run" >"$OUT/$run-ls.txt" 2>&1
     last=$(ls "/mnt/card/$run" 2>/dev/null | grep "\.jpg$" | tail -1)
     [ -n "$last" ] && cp "/mnt/card/$run/$last" "$OUT/$run-last.jpg"
@@ -73,4 +78,11 @@ power_cut fat_fsync vfat --fsync
 power_cut fat_cached vfat
 power_cut exfat_fsync exfat --fsync
 power_cut exfat_cached exfat
+power_cut jobs_fsync ext4 --fsync --jobs 2
+# The catalog on the card as well, as where a camera's card holds everything: with --fsync
+# its rows are as lasting as the files; without, the run's row is, for repair to find them.
+ON_CARD=1 power_cut card_fsync ext4 --fsync
+ON_CARD=1 power_cut card_fat_fsync vfat --fsync
+ON_CARD=1 power_cut card_cached ext4
+ON_CARD=1 power_cut card_fat_cached vfat
 dmsetup remove card

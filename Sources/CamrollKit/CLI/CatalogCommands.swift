@@ -379,9 +379,13 @@ struct CatalogCommands {
     /// Removes files and marks their rows, in batches, so that any stop leaves catalog and disk
     /// in agreement: a batch's rows are committed as `deleting` before its files are unlinked,
     /// then as `deleted`. Ctrl-C finishes the current batch; after SIGKILL or power loss,
-    /// `verify --repair` finishes the rows still `deleting`.
+    /// `verify --repair` finishes the rows still `deleting`. Each commit is synced before the
+    /// unlinks that follow it: otherwise a power cut can keep the unlinks and lose the marks
+    /// (a file system commits its metadata on its own schedule), and verify would call every
+    /// file deleted so far missing.
     private func delete(_ catalog: Catalog) throws -> ExitCode {
         let cancellation = SignalWatcher.beginCancellable()
+        try catalog.syncEveryCommit(true)
         // Held while deleting: a repair meanwhile leaves this delete's rows to it. (Best effort:
         // a lock file this user cannot open leaves the delete as it was without it.)
         let deletionLock = try? RunLock(catalog: catalog.path)

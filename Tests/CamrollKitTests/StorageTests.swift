@@ -61,6 +61,38 @@ import Testing
         #expect(verify.stdout.contains("\(saved) ok"))
     }
 
+    /// A fill with its catalog on the file system it fills — a card that keeps its own record
+    /// — ends as a fill: exit 0, every file with its row, the run completed, nothing left of the
+    /// room kept for the catalog. (It ended "failed", exit 74: the catalog had no room for the
+    /// last rows, "2543 saved file(s) have no catalog row".) On tmpfs the room is a file without
+    /// a name; on exFAT through FUSE, which cannot make those, one unlinked at once.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"), arguments: ["320x240", "64x48 --jobs 4"])
+    func aFillWithItsCatalogOnTheFileSystemItFillsEndsAsAFill(_ options: String) throws {
+        let dir = try TemporaryDirectory()
+        let small = try SmallFileSystem(dir, size: "20m")
+        try fillWithTheCatalogBeside(small.path, options: options.split(separator: " ").map(String.init))
+    }
+
+    @Test(.enabled(if: exfatThroughFUSE, "needs root, exfatprogs, exfat-fuse, a loop device and /dev/fuse"))
+    func aFillWithItsCatalogOnAnExFATCardEndsAsAFill() throws {
+        let dir = try TemporaryDirectory()
+        try Self.withExFATCard(dir, megabytes: 24) { card in try fillWithTheCatalogBeside(card, options: ["320x240"]) }
+    }
+
+    private func fillWithTheCatalogBeside(_ card: String, options: [String]) throws {
+        let catalog = card + "/c.sqlite3"
+        let fill = try CamrollBinary.run(["-d", "pattern", "-r"] + options + ["--fill", "-o", card + "/p/{seq}.jpg", "--db", catalog])
+        #expect(fill.status == 0 && fill.stdout.hasPrefix("filled "), "\(options): \(fill.stdout)\(fill.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: card + "/p")
+        let reader = try CatalogReader(catalog)
+        #expect(try reader.text("SELECT status FROM runs") == "completed")
+        #expect(try reader.int("SELECT count(*) FROM saves WHERE status = 'saved'") == files.count && files.count > 500, "\(files.count) files")
+        let left = try FileManager.default.contentsOfDirectory(atPath: card).filter { $0.hasPrefix(".") }
+        #expect(left.isEmpty, "\(left)")
+        let verify = try CamrollBinary.run(["verify", "--db", catalog])
+        #expect(verify.status == 0 && verify.stdout.contains("verified \(files.count) files: \(files.count) ok"), "\(verify.stdout)")
+    }
+
     /// An unbounded fill whose directory is on the root file system — a card not mounted, a typo
     /// — is warned of before it starts; one bounded with -n, or on a file system of its own, is
     /// not. (The fills here end at once: a file stands where their directory would be made.)

@@ -265,7 +265,7 @@ public final class Catalog {
                 .cannotCreate, "cannot open catalog \(path) for writing: \(reason)",
                 hint: "Choose another catalog with --db PATH.")
         case SQLITE_FULL:
-            return CamrollError(.ioError, "catalog \(path): no space left on device")
+            return CamrollError(.ioError, "catalog \(path): no space left on device", systemErrno: ENOSPC)
         case SQLITE_IOERR:
             return CamrollError(.ioError, "catalog \(path): I/O error: \(error.messageWithReason)")
         case SQLITE_ERROR where ["no such table", "no such column", "has no column named"].contains(where: error.message.contains):

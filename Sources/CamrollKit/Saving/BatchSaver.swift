@@ -40,6 +40,8 @@ public final class BatchSaver: @unchecked Sendable {
     private let reporter: ProgressReporter
     private let cancellation: Cancellation
     private let plan: BatchPlan
+    /// A fill's room for the catalog, where the catalog is on the file system it fills.
+    private var fillReserve: SpaceReserve?
 
     public init(
         source: FrameSource, pipeline: ImagePipeline, writer: AtomicFileWriter, catalog: Catalog,
@@ -102,6 +104,11 @@ public final class BatchSaver: @unchecked Sendable {
         }
         state.progress.elapsedMicroseconds = monotonicMicroseconds() - state.startedAt
         Trace.mark("files written")
+        if let fillReserve {
+            // The fill is over: the room kept for the catalog is given back for its last rows.
+            fillReserve.release()
+            recorder.retryAfterRoomWasMade()
+        }
         // Whatever happened, the rows of the files already saved are committed.
         do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
         Trace.mark("save rows committed")
@@ -179,8 +186,11 @@ public final class BatchSaver: @unchecked Sendable {
                 .init(seq: 1, seqWidth: 1, run: runID, frame: 1, frameWidth: 1, time: frame.capturedAt))) {
                 // As many digits as the most files that fit (each takes at least its bytes), not
                 // the ten of the upper bound: names that sort, and short.
-                seqWidth = String(min(plan.totalSaves, max(1, free / max(1, image.bytes.count)))).count
+                let files = min(plan.totalSaves, max(1, free / max(1, image.bytes.count)))
+                seqWidth = String(files).count
                 state.progress.freeBytes = free
+                fillReserve = Self.reserveForTheCatalog(
+                    catalogPath, filling: plan.template.fixedDirectory, files: plan.totalSaves, of: image.bytes.count)
             }
 
             state.previousSaveEnd = 0
@@ -235,7 +245,17 @@ public final class BatchSaver: @unchecked Sendable {
     private func save(copy: Int, job: Int, of frame: FrameSaving, state: State) throws -> Bool {
         if cancellation.isCancelled { return false }
         // A catalog that cannot take rows stops the saving at once.
-        try recorder.checkHealthy()
+        do {
+            try recorder.checkHealthy()
+        } catch let error as CamrollError where fillReserve != nil && error.isNoSpace {
+            // The catalog met the full file system before a save did: the end of the fill all
+            // the same; its rows are committed once the reserve is given back.
+            state.lock.withLock {
+                state.progress.filled = true
+                state.progress.freeBytes = 0
+            }
+            return false
+        }
         let seq = (frame.frameIndex - 1) * plan.count + copy
         let path = plan.template.render(
             .init(seq: seq, seqWidth: frame.seqWidth, run: frame.runID, frame: frame.frameIndex,
@@ -253,6 +273,20 @@ public final class BatchSaver: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// Where the catalog is on the file system a fill fills: room kept for it (`SpaceReserve`),
+    /// sized for the rows of the files of `bytes` the fill can make (at most `limit`), each
+    /// taking whole blocks.
+    private static func reserveForTheCatalog(_ catalogPath: String, filling directory: String, files limit: Int,
+                                             of bytes: Int) -> SpaceReserve? {
+        let catalogDirectory = PathText.directory(of: catalogPath)
+        var info = statvfs()
+        guard let filled = Directories.device(holding: directory), filled == Directories.device(holding: catalogDirectory),
+              statvfs(catalogDirectory, &info) == 0 else { return nil }
+        let block = max(1, Int(info.f_frsize))
+        let files = min(limit, info.availableBytes / max(1, (bytes + block - 1) / block * block))
+        return SpaceReserve(in: catalogDirectory, bytes: SpaceReserve.size(files: files))
     }
 
     /// Space left for an unprivileged writer on the file system that will hold `path`: its

@@ -24,12 +24,7 @@ enum Directories {
     /// the one its nearest existing parent is on): the highest directory above it on the same
     /// device. Nil when not even "/" can be looked at.
     static func mountPoint(holding path: String) -> String? {
-        var directory = path
-        var status = stat()
-        while stat(directory, &status) != 0 {
-            guard directory != "/" else { return nil }
-            directory = PathText.directory(of: directory)
-        }
+        guard var (directory, status) = nearestExisting(path) else { return nil }
         let device = status.st_dev
         while directory != "/" {
             let parent = PathText.directory(of: directory)
@@ -37,5 +32,22 @@ enum Directories {
             directory = parent
         }
         return directory
+    }
+
+    /// The device of the file system that holds absolute `path` (for a path not made yet, the
+    /// one its nearest existing parent is on).
+    static func device(holding path: String) -> dev_t? {
+        nearestExisting(path)?.status.st_dev
+    }
+
+    /// `path`, or its nearest parent that exists, and what stat says of it.
+    private static func nearestExisting(_ path: String) -> (path: String, status: stat)? {
+        var directory = path
+        var status = stat()
+        while stat(directory, &status) != 0 {
+            guard directory != "/" else { return nil }
+            directory = PathText.directory(of: directory)
+        }
+        return (directory, status)
     }
 }

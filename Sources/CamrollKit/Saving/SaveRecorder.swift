@@ -74,6 +74,19 @@ final class SaveRecorder: @unchecked Sendable {
         try checkHealthy()
     }
 
+    /// Once room was made on a full file system (a fill's end: `SpaceReserve`): the rows it
+    /// kept out of the catalog are committed, and if that was all that went wrong, it is
+    /// forgotten — the run closes as the fill it is.
+    func retryAfterRoomWasMade() {
+        thread.sync {
+            drain()
+            retryUnrecorded()
+            lock.withLock {
+                if unrecorded.isEmpty, (failure as? CamrollError)?.isNoSpace == true { failure = nil }
+            }
+        }
+    }
+
     /// Files under their final names whose rows are not in the catalog.
     var unrecordedCount: Int { lock.withLock { unrecorded.count + pending.count } }
 

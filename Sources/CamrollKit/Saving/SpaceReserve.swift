@@ -1,0 +1,48 @@
+import CLinux
+import Glibc
+
+/// Room kept for the catalog while `--fill` fills the file system it is on: the fill ends where
+/// not one more byte fits, and the catalog still has rows to commit, the run to close and its
+/// log to checkpoint. The space is held by a file that has no name (O_TMPFILE, or one unlinked
+/// as soon as it is made where the file system has no such files) and given back by closing it
+/// when the fill ends — or by the kernel, with the process's descriptors, when the process dies:
+/// nothing of it is ever left on the disk.
+final class SpaceReserve {
+    private var descriptor: Int32
+
+    /// Room for the rows not yet committed when the fill ends — up to every row of a fill
+    /// shorter than a commit's wait (a small file system, small photos), ~170 bytes each in the
+    /// database and more in its log — and the pages a checkpoint adds: 512 bytes for each file
+    /// the fill can make, 1 to 8 MB.
+    static func size(files: Int) -> Int { min(8 << 20, max(1 << 20, files.multipliedReportingOverflow(by: 512).partialValue)) }
+
+    /// Nil where the room cannot be had (the file system already too full): the fill goes on
+    /// without it.
+    init?(in directory: String, bytes: Int) {
+        let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryFD >= 0 else { return nil }
+        defer { close(directoryFD) }
+        var fd = retryingOnInterrupt { clinux_open_unnamed(directoryFD, 0o600) }
+        if fd < 0 {
+            let name = ".camroll-reserve-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            fd = retryingOnInterrupt { openat(directoryFD, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+            guard fd >= 0 else { return nil }
+            unlinkat(directoryFD, name, 0)
+        }
+        // posix_fallocate writes a byte a block where the file system cannot allocate (FAT).
+        guard posix_fallocate(fd, 0, off_t(bytes)) == 0 else {
+            close(fd)
+            return nil
+        }
+        descriptor = fd
+    }
+
+    /// Gives the room back.
+    func release() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+    }
+
+    deinit { release() }
+}

@@ -156,4 +156,91 @@ static inline int clinux_ofd_byte_is_locked(int fd, long long offset) {
     if (fcntl(fd, F_OFD_GETLK, &lock) != 0) return -1;
     return lock.l_type != F_UNLCK;
 }
+/* SIGBUS: a page of a file mapped into memory could not be had — its file system is full (on
+ * btrfs, which writes every change anew, even a page that is already there) or its device is
+ * gone. SQLite maps its WAL index (the catalog's -shm file) so: a run that fills the catalog's
+ * btrfs died of it, "Bus error". Instead, this says which file and exits 74. Only calls a
+ * signal handler may make: the mapping's path is looked up in /proc/self/maps by hand. */
+static void clinux_write_all(const char *text, size_t length) {
+    while (length > 0) {
+        ssize_t written = write(STDERR_FILENO, text, length);
+        if (written <= 0) return;
+        text += written;
+        length -= (size_t)written;
+    }
+}
+
+static void clinux_put(const char *text) { clinux_write_all(text, strlen(text)); }
+
+/* The path of the mapping that holds address in /proc/self/maps, into path (empty if none). */
+static void clinux_mapping_path(unsigned long address, char *path, size_t size) {
+    path[0] = 0;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    char buffer[4096], line[4352];
+    size_t used = 0;
+    ssize_t got;
+    while ((got = read(fd, buffer, sizeof buffer)) > 0) {
+        for (ssize_t i = 0; i < got; i++) {
+            if (buffer[i] != '\n') {
+                if (used < sizeof line - 1) line[used++] = buffer[i];
+                continue;
+            }
+            line[used] = 0;
+            used = 0;
+            /* "start-end perms offset dev inode   path" */
+            unsigned long start = 0, end = 0;
+            const char *c = line;
+            for (; *c && *c != '-'; c++) start = start * 16 + (unsigned long)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+            if (*c == '-') c++;
+            for (; *c && *c != ' '; c++) end = end * 16 + (unsigned long)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+            if (address < start || address >= end) continue;
+            const char *slash = strchr(c, '/');
+            if (slash) {
+                size_t n = strlen(slash);
+                if (n >= size) n = size - 1;
+                memcpy(path, slash, n);
+                path[n] = 0;
+            }
+            close(fd);
+            return;
+        }
+    }
+    close(fd);
+}
+
+static void clinux_sigbus_handler(int signal, siginfo_t *info, void *context) {
+    (void)signal;
+    (void)context;
+    static char path[4096];
+    clinux_mapping_path((unsigned long)info->si_addr, path, sizeof path);
+    size_t length = strlen(path);
+    if (length == 0) {
+        clinux_put("camroll: error: a file mapped into memory could not be used (SIGBUS): its file system is full, "
+                   "or its device gone\n");
+    } else {
+        clinux_put("camroll: error: cannot use ");
+        clinux_put(path);
+        clinux_put(" (mapped into memory, SIGBUS): its file system is full, or its device gone\n");
+        if (length > 4 && strcmp(path + length - 4, "-shm") == 0) {
+            /* The catalog's WAL index: files saved last may have no row. */
+            path[length - 4] = 0;
+            clinux_put("Make room, then run 'camroll verify --repair --db ");
+            clinux_put(path);
+            clinux_put("': it records the files saved last.\n");
+        }
+    }
+    _exit(74);
+}
+
+/* Installs the SIGBUS handler above: 0, or -1 with errno. */
+static inline int clinux_report_sigbus(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = clinux_sigbus_handler;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    return sigaction(SIGBUS, &action, NULL);
+}
+
 #endif

@@ -86,6 +86,34 @@ import Testing
         #expect(verify.status == 1 && verify.stdout.contains("directories that are gone (\(out))"), "\(verify.stdout)")
     }
 
+    /// SQLite's WAL index (`-shm`), which it maps into memory, taken away under a run: the next
+    /// commit touches a page that is no longer there, and the kernel sends SIGBUS — as a full
+    /// btrfs does (see StorageTests). A one-line error naming the file, exit 74, and how to
+    /// repair; not a crash. Repair then records what the run saved.
+    @Test func aCatalogIndexTakenAwayUnderARunIsAnErrorNotACrash() throws {
+        let dir = try TemporaryDirectory()
+        let catalog = dir.file("c.sqlite3")
+        let errors = Pipe()
+        let (process, events) = try CamrollBinary.startSaving(
+            ["-d", "pattern", "-r", "160x120", "--frames", "100000", "--interval", "5ms", "--json", "-o", dir.file("out/{seq}.jpg"),
+             "--db", catalog], errors: errors)
+        usleep(200_000)
+        #expect(truncate(catalog + "-shm", 0) == 0)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        _ = events.fileHandleForReading.readDataToEndOfFile()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 74, "\(process.terminationStatus) \(stderr)")
+        #expect(stderr == "camroll: error: cannot use \(catalog)-shm (mapped into memory, SIGBUS): its file system is full, "
+                + "or its device gone\nMake room, then run 'camroll verify --repair --db \(catalog)': it records the files saved last.\n",
+                "\(stderr)")
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", catalog])
+        let files = dir.files(in: "out").count
+        #expect(repair.status == 0 && repair.stdout.contains("verified \(files) files: \(files) ok"), "\(repair.stdout)\(repair.stderr)")
+    }
+
     /// The writer in another PID namespace, or run from a renamed binary, is alive: repair
     /// must leave its run open (once it closed it and added 1204 rows for files already recorded).
     @Test(arguments: ["renamed", "pid-namespace"])

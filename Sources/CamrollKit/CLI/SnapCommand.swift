@@ -28,8 +28,8 @@ struct SnapCommand {
         var catalog: Catalog?
         var pendingCatalog: Pending<Catalog>?
         switch options.device {
-        case .url: catalog = try openCatalog()
-        case .camera, .firstCamera: pendingCatalog = Pending { [self] in try openCatalog() }
+        case .url: catalog = try openCatalog(for: template)
+        case .camera, .firstCamera: pendingCatalog = Pending { [self] in try openCatalog(for: template) }
         case .pattern, .file: break
         }
 
@@ -61,7 +61,7 @@ struct SnapCommand {
             }
         }
         return try save(
-            from: source, catalog: { try catalog ?? pendingCatalog?.value() ?? openCatalog() }, template: template,
+            from: source, catalog: { try catalog ?? pendingCatalog?.value() ?? openCatalog(for: template) }, template: template,
             console: console, cancellation: cancellation)
     }
 
@@ -142,10 +142,17 @@ struct SnapCommand {
         return .success
     }
 
-    func openCatalog() throws -> Catalog {
-        try Catalog(
-            path: options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
-                ?? Catalog.defaultPath(environment: environment))
+    /// The catalog; for a fill of the file system the catalog is on (`template`'s), held by
+    /// this run alone (`Catalog(exclusive:)`).
+    func openCatalog(for template: OutputTemplate? = nil) throws -> Catalog {
+        let path = try options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
+            ?? Catalog.defaultPath(environment: environment)
+        var exclusive = false
+        if options.fill, let template, let absolute = try? AbsolutePath.resolve(path, code: .cannotCreate) {
+            let filled = Directories.device(holding: template.fixedDirectory)
+            exclusive = filled != nil && filled == Directories.device(holding: PathText.directory(of: absolute))
+        }
+        return try Catalog(path: path, exclusive: exclusive)
     }
 
     /// A warning when an unbounded `--fill` is about to fill the root file system: its directory

@@ -28,7 +28,12 @@ public final class Catalog {
     /// that one on read-only media or owned by someone else can still be listed and verified.
     /// Without `mayCreate`, a database with no camroll tables is refused, not made a catalog:
     /// `verify --repair` of a catalog a power cut left empty must not pass as a new one.
-    public init(path: String, readOnly: Bool = false, mayCreate: Bool = true, busyTimeoutMilliseconds: Int32 = 5000) throws {
+    /// `exclusive`: held by this process alone until it closes, with SQLite's WAL index in the
+    /// process's memory instead of the `-shm` file SQLite otherwise maps — for a fill of the
+    /// catalog's own file system, which leaves no room to write that file: on a copy-on-write
+    /// file system (btrfs) a write into the mapping then kills the process (SIGBUS).
+    public init(path: String, readOnly: Bool = false, mayCreate: Bool = true, exclusive: Bool = false,
+                busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = try AbsolutePath.resolve(path, code: readOnly ? .noInput : .cannotCreate)
         self.readOnly = readOnly
         do {
@@ -45,6 +50,8 @@ public final class Catalog {
             try Self.createParentDirectory(of: self.path)
             database = try Database(path: self.path)
             database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            // Before the first read: only then does SQLite keep the WAL index in memory.
+            if exclusive { try database.execute("PRAGMA locking_mode=EXCLUSIVE") }
             // Before anything is changed (WAL, tables): a database of another program stays as it is.
             let found = try identify()
             try refuseForeign(found)

@@ -260,11 +260,24 @@ public final class BatchSaver: @unchecked Sendable {
         let path = plan.template.render(
             .init(seq: seq, seqWidth: frame.seqWidth, run: frame.runID, frame: frame.frameIndex,
                   frameWidth: frame.frameWidth, time: frame.time))
-        do {
-            try saveOne(
+        let saveThis = {
+            try self.saveOne(
                 jpeg: frame.jpeg, imageHash: frame.imageHash, path: path, seq: seq, runUUID: frame.runUUID,
                 captureID: frame.captureID, job: job, state: state)
+        }
+        do {
+            try saveThis()
         } catch let error as CamrollError where plan.fill && error.isNoSpace {
+            // XFS (and ext4) hold space for what the page cache has not written out yet, at its
+            // worst: on XFS ~30 KB for a 10 KB photo, and a new name is refused once those holds
+            // take what is free (a fill ended at 65 MB of 290). Written out, they give most of it
+            // back: full is what is still full after that.
+            if Directories.writeOutFileSystem(holding: path) {
+                do {
+                    try saveThis()
+                    return true
+                } catch let again as CamrollError where again.isNoSpace {}
+            }
             // The end of a fill: the file being written was removed by the writer.
             state.lock.withLock {
                 state.progress.filled = true

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 enum Directories {
@@ -32,6 +33,16 @@ enum Directories {
             directory = parent
         }
         return directory
+    }
+
+    /// Writes out everything the page cache holds for the file system that holds absolute
+    /// `path` (syncfs). False where that could not be done.
+    static func writeOutFileSystem(holding path: String) -> Bool {
+        guard let (directory, _) = nearestExisting(PathText.directory(of: path)) else { return false }
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return syncfs(fd) == 0
     }
 
     /// The device of the file system that holds absolute `path` (for a path not made yet, the

@@ -118,10 +118,12 @@ power_cut fat_cached vfat
 power_cut exfat_fsync exfat --fsync
 power_cut exfat_cached exfat
 power_cut jobs_fsync ext4 --fsync --jobs 2
+power_cut direct_fsync ext4 --fsync --direct
 # The catalog on the card as well, as where a camera's card holds everything: with --fsync
 # its rows are as lasting as the files; without, the run's row is, for repair to find them.
 ON_CARD=1 power_cut card_fsync ext4 --fsync
 ON_CARD=1 power_cut card_fat_fsync vfat --fsync
+ON_CARD=1 power_cut card_exfat_fsync exfat --fsync
 ON_CARD=1 power_cut card_cached ext4
 ON_CARD=1 power_cut card_fat_cached vfat
 delete_cut

@@ -229,6 +229,21 @@ import Testing
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == after.count)
     }
 
+    /// A catalog made where SQLite can make the database but not its -wal and -shm files (no
+    /// inode left): said so, 73. (It said "unable to open database file (No such file or
+    /// directory)": SQLite's last errno.)
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aCatalogWhereNoInodeIsLeftSaysSo() throws {
+        let dir = try TemporaryDirectory()
+        // The root directory, the database and its -wal: no -shm.
+        let small = try SmallFileSystem(dir, size: "2m", inodes: 3)
+        let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("a.jpg"), "--db", small.path + "/c.sqlite3"])
+        #expect(result.status == 73 && result.stderr.hasPrefix("camroll: error: cannot open catalog \(small.path)/c.sqlite3 for writing: "
+                                                                 + "unable to open database file (its file system has no inode left for another file)\n"),
+                "\(result.status) \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("a.jpg")))
+    }
+
     /// A file system out of inodes with most of its space free says ENOSPC too, but it is not
     /// full: a fill that ended there "filled" would claim a capacity it never reached. It is an
     /// error (73) that says what ran out; every file saved is kept and recorded.

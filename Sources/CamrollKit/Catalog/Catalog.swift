@@ -264,9 +264,14 @@ public final class Catalog {
             var reason = error.messageWithReason
             let directory = PathText.directory(of: path)
             // ("attempt to write a readonly database": the file's own mode or owner.)
+            var info = statvfs()
             if error.systemErrno == ENOENT && access(directory.isEmpty ? "." : directory, W_OK) != 0
                 || error.primaryCode == SQLITE_READONLY && access(path, W_OK) != 0 {
                 reason = "\(error.message) (\(String(cString: strerror(errno))))"
+            } else if error.primaryCode == SQLITE_CANTOPEN, statvfs(directory.isEmpty ? "." : directory, &info) == 0,
+                      info.f_files > 0 && info.f_favail == 0 {
+                // SQLite could not make its -wal or -shm file there.
+                reason = "\(error.message) (its file system has no inode left for another file)"
             }
             return CamrollError(
                 .cannotCreate, "cannot open catalog \(path) for writing: \(reason)",

@@ -172,6 +172,11 @@ import Testing
                     "\(command): \(result.status) \(result.stderr)")
         }
         #expect(try CatalogReader(path).int("SELECT count(*) FROM sqlite_master") == 0)
+        // What a camroll that could not write a new catalog (a full disk) leaves: said to be empty.
+        #expect(FileManager.default.createFile(atPath: dir.file("empty.sqlite3"), contents: nil))
+        let empty = try CamrollBinary.run(["verify", "--db", dir.file("empty.sqlite3")])
+        #expect(empty.status == 65 && empty.stderr.hasPrefix("camroll: error: \(dir.file("empty.sqlite3")) is not a camroll catalog (it is empty: 0 bytes)\n"),
+                "\(empty.stderr)")
         #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("out/{seq}.jpg"), "--db", path]).status == 0)
         #expect(try CamrollBinary.run(["verify", "--repair", "--db", path]).status == 0)
     }

@@ -150,7 +150,10 @@ public final class Catalog {
                 hint: "Use a newer camroll, or choose another catalog with --db.")
         }
         guard current > 0 else {
-            throw CamrollError(.dataError, "\(path) is not a camroll catalog (it has no camroll tables)",
+            // An empty file: a camroll that could not write it (a full disk) left it so.
+            var status = stat()
+            let empty = stat(path, &status) == 0 && status.st_size == 0
+            throw CamrollError(.dataError, "\(path) is not a camroll catalog (\(empty ? "it is empty: 0 bytes" : "it has no camroll tables"))",
                                hint: "Choose another catalog with --db PATH.")
         }
     }

@@ -546,6 +546,27 @@ extension StorageTests {
         #expect(verify.status == 0 && verify.stdout.contains("\(saved) ok"), "\(type): \(verify.stdout)")
     }
 
+    /// A run that is not a fill meets the same holds on XFS: it said "no space left on device"
+    /// at 6893 files with 138 MB of 224 free once written out. A save refused for space is
+    /// tried again once the file system has written out what the page cache holds.
+    @Test(.enabled(if: diskFileSystemsOnLoopDevices, "needs root, losetup, e2fsprogs, xfsprogs and btrfs-progs"))
+    func aRunOnXFSSavesUntilTheDiskIsReallyFull() throws {
+        let dir = try TemporaryDirectory()
+        try Self.withDiskFileSystem("xfs", ["/usr/sbin/mkfs.xfs", "-q"], in: dir) { disk in
+            var empty = statvfs()
+            try #require(statvfs(disk, &empty) == 0)
+            let run = try CamrollBinary.run(["-d", "pattern", "-r", "640x480", "-n", "100000", "-o", disk + "/{seq}.jpg",
+                                             "--db", dir.file("c.sqlite3"), "--quiet"])
+            #expect(run.status == 74 && run.stderr.hasPrefix("camroll: error: no space left on device while saving "), "\(run.stderr)")
+            sync()
+            var info = statvfs()
+            #expect(statvfs(disk, &info) == 0 && info.f_bavail < empty.f_bavail / 100,
+                    "\(Int(info.f_bavail) * Int(info.f_frsize)) bytes free of \(Int(empty.f_bavail) * Int(empty.f_frsize)) once written out")
+            let saved = try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves WHERE status = 'saved'")
+            #expect(saved == (try FileManager.default.contentsOfDirectory(atPath: disk).filter { $0.hasSuffix(".jpg") }.count))
+        }
+    }
+
     /// A run that is not a fill, filling the btrfs its catalog is on: SQLite's write into the
     /// WAL index it maps from that disk finds no room and the kernel sends SIGBUS, which killed
     /// camroll ("Bus error", 4 runs of 4). A one-line error and 74; repair then agrees with the disk.

@@ -267,17 +267,21 @@ public final class BatchSaver: @unchecked Sendable {
         }
         do {
             try saveThis()
-        } catch let error as CamrollError where plan.fill && error.isNoSpace {
+        } catch let error as CamrollError where error.isNoSpace {
             // XFS (and ext4) hold space for what the page cache has not written out yet, at its
             // worst: on XFS ~30 KB for a 10 KB photo, and a new name is refused once those holds
             // take what is free (a fill ended at 65 MB of 290). Written out, they give most of it
             // back: full is what is still full after that.
+            var final = error
             if Directories.writeOutFileSystem(holding: path) {
                 do {
                     try saveThis()
                     return true
-                } catch let again as CamrollError where again.isNoSpace {}
+                } catch let again as CamrollError where again.isNoSpace {
+                    final = again
+                }
             }
+            guard plan.fill else { throw final }
             // The end of a fill: the file being written was removed by the writer.
             state.lock.withLock {
                 state.progress.filled = true

@@ -4,7 +4,7 @@
 BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
                   libstb-dev libcurl4-openssl-dev
 TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
-VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs nfs-kernel-server
+VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs f2fs-tools nfs-kernel-server
 BENCH_PACKAGES := fswebcam ffmpeg libjpeg-turbo-progs
 STORAGE_BENCH_PACKAGES := f3 fio e2fsprogs
 STARTUP_BENCH_PACKAGES := qemu-user

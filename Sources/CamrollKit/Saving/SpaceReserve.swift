@@ -14,7 +14,7 @@ final class SpaceReserve {
     /// shorter than a commit's wait (a small file system, small photos), ~170 bytes each in the
     /// database and more in its log — and the pages a checkpoint adds: 512 bytes for each file
     /// the fill can make, 1 to 8 MB.
-    static func size(files: Int) -> Int { min(8 << 20, max(1 << 20, files.multipliedReportingOverflow(by: 512).partialValue)) }
+    static func size(files: Int) -> Int { min(8 << 20, max(1 << 20, min(files, 1 << 20) * 512)) }
 
     /// Nil where the room cannot be had (the file system already too full): the fill goes on
     /// without it.

@@ -172,6 +172,17 @@ static void clinux_write_all(const char *text, size_t length) {
 
 static void clinux_put(const char *text) { clinux_write_all(text, strlen(text)); }
 
+/* The hexadecimal number at *c, up to the first character that is not a hex digit. */
+static unsigned long clinux_hex(const char **c) {
+    unsigned long value = 0;
+    for (;; (*c)++) {
+        char d = **c;
+        if (d >= '0' && d <= '9') value = value * 16 + (unsigned long)(d - '0');
+        else if ((d | 0x20) >= 'a' && (d | 0x20) <= 'f') value = value * 16 + (unsigned long)((d | 0x20) - 'a' + 10);
+        else return value;
+    }
+}
+
 /* The path of the mapping that holds address in /proc/self/maps, into path (empty if none). */
 static void clinux_mapping_path(unsigned long address, char *path, size_t size) {
     path[0] = 0;
@@ -189,11 +200,10 @@ static void clinux_mapping_path(unsigned long address, char *path, size_t size) 
             line[used] = 0;
             used = 0;
             /* "start-end perms offset dev inode   path" */
-            unsigned long start = 0, end = 0;
             const char *c = line;
-            for (; *c && *c != '-'; c++) start = start * 16 + (unsigned long)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+            unsigned long start = clinux_hex(&c);
             if (*c == '-') c++;
-            for (; *c && *c != ' '; c++) end = end * 16 + (unsigned long)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+            unsigned long end = clinux_hex(&c);
             if (address < start || address >= end) continue;
             const char *slash = strchr(c, '/');
             if (slash) {

@@ -7,6 +7,8 @@ public final class Catalog {
     public let database: Database
     public let path: String
     public let readOnly: Bool
+    /// Held by this process alone (`init(exclusive:)`).
+    public let exclusive: Bool
     private var insertSave: Statement?
     private var markReplaced: Statement?
     /// Opened with the first run this connection begins.
@@ -36,6 +38,7 @@ public final class Catalog {
                 busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = try AbsolutePath.resolve(path, code: readOnly ? .noInput : .cannotCreate)
         self.readOnly = readOnly
+        self.exclusive = exclusive
         do {
             if readOnly {
                 try Self.refuseNonFile(self.path, as: .noInput)

@@ -37,6 +37,9 @@ public final class BatchSaver: @unchecked Sendable {
     private let writers: [AtomicFileWriter]
     private let recorder: SaveRecorder
     private let catalogPath: String
+    /// The catalog is on the file system a fill fills: `snap` holds such a catalog alone
+    /// (`Catalog(exclusive:)`), and only such a one.
+    private let catalogOnTheFilledDisk: Bool
     private let reporter: ProgressReporter
     private let cancellation: Cancellation
     private let plan: BatchPlan
@@ -56,6 +59,7 @@ public final class BatchSaver: @unchecked Sendable {
         }
         self.recorder = SaveRecorder(catalog: catalog)
         self.catalogPath = catalog.path
+        self.catalogOnTheFilledDisk = plan.fill && catalog.exclusive
         self.reporter = reporter
         self.cancellation = cancellation
         self.plan = plan
@@ -189,8 +193,9 @@ public final class BatchSaver: @unchecked Sendable {
                 let files = min(plan.totalSaves, max(1, free / max(1, image.bytes.count)))
                 seqWidth = String(files).count
                 state.progress.freeBytes = free
-                fillReserve = Self.reserveForTheCatalog(
-                    catalogPath, filling: plan.template.fixedDirectory, files: plan.totalSaves, of: image.bytes.count)
+                if catalogOnTheFilledDisk {
+                    fillReserve = Self.reserveForTheCatalog(catalogPath, files: plan.totalSaves, of: image.bytes.count)
+                }
             }
 
             state.previousSaveEnd = 0
@@ -292,15 +297,12 @@ public final class BatchSaver: @unchecked Sendable {
         return true
     }
 
-    /// Where the catalog is on the file system a fill fills: room kept for it (`SpaceReserve`),
-    /// sized for the rows of the files of `bytes` the fill can make (at most `limit`), each
-    /// taking whole blocks.
-    private static func reserveForTheCatalog(_ catalogPath: String, filling directory: String, files limit: Int,
-                                             of bytes: Int) -> SpaceReserve? {
+    /// Room kept for a catalog on the file system a fill fills (`SpaceReserve`), sized for the
+    /// rows of the files of `bytes` the fill can make (at most `limit`), each taking whole blocks.
+    private static func reserveForTheCatalog(_ catalogPath: String, files limit: Int, of bytes: Int) -> SpaceReserve? {
         let catalogDirectory = PathText.directory(of: catalogPath)
         var info = statvfs()
-        guard let filled = Directories.device(holding: directory), filled == Directories.device(holding: catalogDirectory),
-              statvfs(catalogDirectory, &info) == 0 else { return nil }
+        guard statvfs(catalogDirectory, &info) == 0 else { return nil }
         let block = max(1, Int(info.f_frsize))
         let files = min(limit, info.availableBytes / max(1, (bytes + block - 1) / block * block))
         return SpaceReserve(in: catalogDirectory, bytes: SpaceReserve.size(files: files))

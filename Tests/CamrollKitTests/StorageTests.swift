@@ -93,6 +93,47 @@ import Testing
         #expect(verify.status == 0 && verify.stdout.contains("verified \(files.count) files: \(files.count) ok"), "\(verify.stdout)")
     }
 
+    /// A catalog on a card that is full — a fill beside it, then anything else that took the
+    /// last bytes — is still verified, listed and repaired: SQLite has no room to make its WAL
+    /// index (`-shm`, gone since the fill, which held the catalog alone), so camroll holds the
+    /// catalog alone too and keeps the index in memory. (Every command said "catalog …: I/O
+    /// error: disk I/O error (No space left on device)", exit 74.) What needs a row written
+    /// says there is no room, and changes nothing.
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aCatalogOnAFullCardIsStillVerifiedListedAndRepaired() throws {
+        let dir = try TemporaryDirectory()
+        let small = try SmallFileSystem(dir, size: "20m")
+        let card = small.path
+        let catalog = card + "/c.sqlite3"
+        // Bounded, as every fill of a test's should be: 2400 fit.
+        let fill = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "--fill", "-n", "10000", "-o", card + "/p/{seq}.jpg", "--db", catalog])
+        try #require(fill.status == 0 && fill.stdout.hasPrefix("filled "), "\(fill.stdout)\(fill.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: catalog + "-shm"))
+        // The rest of the card, taken by something else.
+        let rest = open(card + "/rest", O_WRONLY | O_CREAT, 0o644)
+        let block = [UInt8](repeating: 0, count: 4096)
+        while write(rest, block, block.count) > 0 {}
+        close(rest)
+        var info = statvfs()
+        try #require(statvfs(card, &info) == 0 && info.f_bavail == 0)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: card + "/p").count
+
+        let verify = try CamrollBinary.run(["verify", "--db", catalog])
+        #expect(verify.status == 0 && verify.stdout.contains("verified \(saved) files: \(saved) ok"), "\(verify.stdout)\(verify.stderr)")
+        let list = try CamrollBinary.run(["list", "--db", catalog, "--json"])
+        #expect(list.status == 0 && list.stdout.contains("\"saved\":\(saved)"), "\(list.stdout)\(list.stderr)")
+        let stats = try CamrollBinary.run(["stats", "--db", catalog])
+        #expect(stats.status == 0, "\(stats.stderr)")
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", catalog])
+        #expect(repair.status == 0 && repair.stdout.contains("\(saved) ok"), "\(repair.stdout)\(repair.stderr)")
+        let delete = try CamrollBinary.run(["delete", "--run", "1", "--db", catalog])
+        #expect(delete.status == 74 && delete.stderr.hasPrefix("camroll: error: catalog \(catalog): no space left on device"), "\(delete.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: card + "/p").count == saved)
+        let after = try CamrollBinary.run(["verify", "--db", catalog])
+        #expect(after.status == 0 && after.stdout.contains("\(saved) ok"), "\(after.stdout)\(after.stderr)")
+        withExtendedLifetime(small) {}
+    }
+
     /// An unbounded fill whose directory is on the root file system — a card not mounted, a typo
     /// — is warned of before it starts; one bounded with -n, or on a file system of its own, is
     /// not. (The fills here end at once: a file stands where their directory would be made.)

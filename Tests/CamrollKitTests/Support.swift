@@ -108,7 +108,16 @@ struct CamrollBinary {
 struct CatalogReader {
     let database: Database
 
-    init(_ path: String) throws { database = try Database(path: path, readOnly: true) }
+    init(_ path: String) throws {
+        do {
+            let plain = try Database(path: path, readOnly: true)
+            _ = try plain.scalarInt("PRAGMA schema_version")
+            database = plain
+        } catch let error as DatabaseError where error.isNoSpace {
+            // On a full file system SQLite cannot make the WAL index: read it as camroll does.
+            database = try Catalog(path: path, readOnly: true).database
+        }
+    }
 
     func int(_ sql: String) throws -> Int { try database.scalarInt(sql) ?? -1 }
     func text(_ sql: String) throws -> String? { try database.scalarText(sql) }

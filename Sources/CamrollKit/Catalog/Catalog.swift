@@ -7,7 +7,8 @@ public final class Catalog {
     public let database: Database
     public let path: String
     public let readOnly: Bool
-    /// Held by this process alone (`init(exclusive:)`).
+    /// Held by this process alone: asked for (`init(exclusive:)`), or because its file system
+    /// had no room for SQLite's WAL index (`openForWriting`).
     public let exclusive: Bool
     private var insertSave: Statement?
     private var markReplaced: Statement?
@@ -38,12 +39,10 @@ public final class Catalog {
                 busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = try AbsolutePath.resolve(path, code: readOnly ? .noInput : .cannotCreate)
         self.readOnly = readOnly
-        self.exclusive = exclusive
         do {
             if readOnly {
                 try Self.refuseNonFile(self.path, as: .noInput)
-                database = try Self.openForReading(self.path)
-                database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+                (database, self.exclusive) = try Self.openForReading(self.path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
                 let found = try identify()
                 try refuseForeign(found)
                 try checkVersion(found.version)
@@ -51,10 +50,8 @@ public final class Catalog {
             }
             try Self.refuseNonFile(self.path)
             try Self.createParentDirectory(of: self.path)
-            database = try Database(path: self.path)
-            database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
-            // Before the first read: only then does SQLite keep the WAL index in memory.
-            if exclusive { try database.execute("PRAGMA locking_mode=EXCLUSIVE") }
+            (database, self.exclusive) = try Self.openForWriting(
+                self.path, exclusive: exclusive, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // Before anything is changed (WAL, tables): a database of another program stays as it is.
             let found = try identify()
             try refuseForeign(found)
@@ -68,19 +65,51 @@ public final class Catalog {
         }
     }
 
+    /// Opened and read once: SQLite makes the WAL index (`-shm`) at the first read of a catalog
+    /// in WAL mode, and on a full file system — a card that a fill, or anything else, filled —
+    /// there is no room to make it. Held by this process alone, a connection keeps that index in
+    /// its memory instead; so a catalog is opened that way where the index cannot be made, and
+    /// can still be verified, listed and repaired. Returns whether it was.
+    private static func openForWriting(_ path: String, exclusive: Bool,
+                                       busyTimeoutMilliseconds: Int32) throws -> (Database, exclusive: Bool) {
+        func open(exclusive: Bool) throws -> Database {
+            let database = try Database(path: path)
+            database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
+            // Before the first read: only then does SQLite keep the WAL index in memory.
+            if exclusive { try database.execute("PRAGMA locking_mode=EXCLUSIVE") }
+            _ = try database.scalarInt("PRAGMA schema_version")
+            return database
+        }
+        do {
+            return (try open(exclusive: exclusive), exclusive)
+        } catch let error as DatabaseError where !exclusive && error.isNoSpace {
+            return (try open(exclusive: true), true)
+        }
+    }
+
     /// `mode=ro` first; where that cannot work because the WAL index (`-shm`) can be neither
     /// found nor created (read-only media), `immutable=1`, which reads the main file as it is.
     /// A catalog is checkpointed whenever a writer finishes with it, so the main file is whole.
-    private static func openForReading(_ path: String) throws -> Database {
+    /// Where the index cannot be made for want of room, the catalog is read through a
+    /// connection that holds it alone (`openForWriting`): such a connection must be able to
+    /// write, though nothing is written through it but what SQLite itself does when it closes
+    /// (the WAL copied into the main file, where there is room).
+    private static func openForReading(_ path: String, busyTimeoutMilliseconds: Int32) throws -> (Database, exclusive: Bool) {
         let uri = "file:" + percentEncoded(path)
-        let database = try Database(uri: uri + "?mode=ro")
-        do {
+        // Each connection is read once and closed if that fails, before the next is opened: an
+        // open one would hold its lock against the next.
+        func open(_ uri: String) throws -> Database {
+            let database = try Database(uri: uri)
+            database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             _ = try database.scalarInt("PRAGMA schema_version")
             return database
+        }
+        do {
+            return (try open(uri + "?mode=ro"), false)
         } catch let error as DatabaseError where error.primaryCode == SQLITE_CANTOPEN || error.primaryCode == SQLITE_READONLY {
-            let immutable = try Database(uri: uri + "?mode=ro&immutable=1")
-            _ = try immutable.scalarInt("PRAGMA schema_version")
-            return immutable
+            return (try open(uri + "?mode=ro&immutable=1"), false)
+        } catch let error as DatabaseError where error.isNoSpace && access(path, W_OK) == 0 {
+            return try openForWriting(path, exclusive: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }
     }
 

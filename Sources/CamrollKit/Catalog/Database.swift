@@ -11,6 +11,12 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
     public var systemErrno: Int32 = 0
 
     public var primaryCode: Int32 { code & 0xff }
+
+    /// The file system had no room: SQLite's own "database or disk is full", or a system call
+    /// under it refused for space (making the WAL index, `-shm`, is an I/O error to SQLite).
+    public var isNoSpace: Bool {
+        primaryCode == SQLITE_FULL || (primaryCode == SQLITE_IOERR && (systemErrno == ENOSPC || systemErrno == EDQUOT))
+    }
     public var description: String { message }
 
     /// The message, with the system's reason where there is one: "unable to open database file

@@ -312,7 +312,10 @@ public final class Catalog {
                 .cannotCreate, "cannot open catalog \(path) for writing: \(reason)",
                 hint: "Choose another catalog with --db PATH.")
         case SQLITE_FULL:
-            return CamrollError(.ioError, "catalog \(path): no space left on device", systemErrno: ENOSPC)
+            // `delete` too needs room: it records each deletion before it makes it.
+            return CamrollError(.ioError, "catalog \(path): no space left on device",
+                                hint: "Make room on the file system that holds it (\(Directories.mountPoint(holding: path) ?? PathText.directory(of: path))).",
+                                systemErrno: ENOSPC)
         case SQLITE_IOERR:
             return CamrollError(.ioError, "catalog \(path): I/O error: \(error.messageWithReason)")
         case SQLITE_ERROR where ["no such table", "no such column", "has no column named"].contains(where: error.message.contains):

@@ -15,6 +15,9 @@ public struct SaveProgress: Sendable {
     public var freeBytes: Int?
     /// `--fill` ended because the file system was full.
     public var filled = false
+    /// `--fill` with its catalog on the file system it fills: the room kept for the catalog's
+    /// rows, which the photos were not to take (nil otherwise).
+    public var keptForCatalogBytes: Int?
     /// With `--jobs` > 1: what each job saved (empty with one).
     public var jobs: [Job] = []
 
@@ -116,7 +119,8 @@ func summaryText(_ summary: RunSummary) -> String {
         }.joined(separator: ", "))
     }
     if p.filled, let free = p.freeBytes {
-        lines.append("the file system is full: \(Units.bytes(free)) left; check it with 'camroll verify --run \(summary.runID)'")
+        let kept = p.keptForCatalogBytes.map { ", and \(Units.bytes($0)) kept for the catalog on it" } ?? ""
+        lines.append("the file system is full: \(Units.bytes(free)) left\(kept); check it with 'camroll verify --run \(summary.runID)'")
     }
     if let last = summary.lastPath { lines.append("last file: \(last)") }
     lines.append("run \(summary.runID) in \(summary.catalogPath)")
@@ -320,6 +324,7 @@ public final class JSONProgress: ProgressReporter {
             }
         }
         if let free = p.freeBytes { event["free_bytes"] = free }
+        if let kept = p.keptForCatalogBytes { event["kept_for_catalog_bytes"] = kept }
         if let last = summary.lastPath { event["last_path"] = last }
         emit(event)
     }

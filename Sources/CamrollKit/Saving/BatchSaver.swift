@@ -195,6 +195,15 @@ public final class BatchSaver: @unchecked Sendable {
                 state.progress.freeBytes = free
                 if catalogOnTheFilledDisk {
                     fillReserve = Self.reserveForTheCatalog(catalogPath, files: plan.totalSaves, of: image.bytes.count)
+                    state.progress.keptForCatalogBytes = fillReserve?.bytes ?? free
+                    if fillReserve == nil {
+                        // Too little room to record the files a fill would make there (they
+                        // were saved with no row, and repair had no room to add one either):
+                        // the file system is as full as a fill can make it.
+                        state.progress.filled = true
+                        state.progress.freeBytes = 0
+                        return
+                    }
                 }
             }
 
@@ -298,14 +307,16 @@ public final class BatchSaver: @unchecked Sendable {
     }
 
     /// Room kept for a catalog on the file system a fill fills (`SpaceReserve`), sized for the
-    /// rows of the files of `bytes` the fill can make (at most `limit`), each taking whole blocks.
+    /// rows of the files of `bytes` the fill can make (at most `limit`), each taking whole blocks;
+    /// nil where there is not that much room.
     private static func reserveForTheCatalog(_ catalogPath: String, files limit: Int, of bytes: Int) -> SpaceReserve? {
         let catalogDirectory = PathText.directory(of: catalogPath)
         var info = statvfs()
         guard statvfs(catalogDirectory, &info) == 0 else { return nil }
         let block = max(1, Int(info.f_frsize))
         let files = min(limit, info.availableBytes / max(1, (bytes + block - 1) / block * block))
-        return SpaceReserve(in: catalogDirectory, bytes: SpaceReserve.size(files: files))
+        guard let size = SpaceReserve.size(files: files, free: info.availableBytes) else { return nil }
+        return SpaceReserve(in: catalogDirectory, bytes: size)
     }
 
     /// Space left for an unprivileged writer on the file system that will hold `path`: its

@@ -3,8 +3,9 @@
 # saved twice refused (also in another case: FAT's names ignore it), two jobs, SIGKILL and
 # repair, a name FAT refuses, --fill to the end, verify, and fsck of the card afterwards. Then the FAT16 root
 # directory, which holds 512 names whatever the space left: not a full card; and a fill of a
-# FAT16 card with a directory for every 500 photos, which is. Last, FAT32 cards pulled out
-# mid-run, without and with the catalog on them.
+# FAT16 card with a directory for every 500 photos, which is. Then FAT32 and exFAT cards that
+# keep their own catalog, filled and then full. Last, FAT32 cards pulled out mid-run, without
+# and with the catalog on them.
 . /scenarios/common.sh
 tar -xf /dev/vdb -C /
 for module in loop dm_mod fat vfat exfat nls_cp437 nls_utf8 nls_ascii; do modprobe $module; done
@@ -19,7 +20,7 @@ card() {
     losetup "$loop" "/tmp/$name.img"
     "$@" "$loop" >>"$OUT/mkfs.log" 2>&1
     mkdir -p "/mnt/$name"
-    case $name in exfat) type=exfat ;; *) type=vfat ;; esac
+    case $name in exfat*) type=exfat ;; *) type=vfat ;; esac
     mount -t $type "$loop" "/mnt/$name" || { echo "cannot mount $name" >"$OUT/mount.err"; exit 1; }
     grep " /mnt/$name " /proc/mounts >>"$OUT/mounts"
 }
@@ -81,6 +82,30 @@ find /mnt/grouped -type f ! -name '*.jpg' >"$OUT/grouped-others"
 step grouped-verify camroll verify --db "$OUT/grouped.sqlite3" --json
 umount /mnt/grouped
 step grouped-fsck fsck.fat -n /dev/loop3
+
+# Cards that keep their own record (the catalog on the card): a fill beside the catalog, then
+# the rest of the card taken by something else. The full card's catalog is still verified and
+# listed; delete, which must write a row first, says there is no room and deletes nothing.
+beside() {
+    card=/mnt/$1 db=/mnt/$1/catalog.sqlite3
+    step "$1-fill" camroll snap -d file:/tmp/photo.jpg --fill -o "$card/fill/{seq}.jpg" --db "$db" --no-progress
+    df -k "$card" | tail -1 >"$OUT/$1-df-after-fill.txt"
+    dd if=/dev/zero of="$card/rest" bs=4k 2>/dev/null
+    df -k "$card" | tail -1 >"$OUT/$1-df.txt"
+    ls -a "$card" >"$OUT/$1-ls.txt"
+    find "$card/fill" -type f | wc -l >"$OUT/$1-files"
+    step "$1-verify" camroll verify --db "$db" --json
+    step "$1-list" camroll list --db "$db" --json
+    step "$1-delete" camroll delete --run 1 --db "$db"
+    find "$card/fill" -type f | wc -l >"$OUT/$1-files-after"
+    for f in "$db" "$db-wal"; do if [ -f "$f" ]; then cp "$f" "$OUT/$1.sqlite3${f#"$db"}"; fi; done
+    umount "$card"
+    step "$1-fsck" "fsck.$2" -n "$3"
+}
+card fat32beside /dev/loop6 48 mkfs.fat -F 32 -n BESIDE
+beside fat32beside fat /dev/loop6
+card exfatbeside /dev/loop7 48 mkfs.exfat -L BESIDE
+beside exfatbeside exfat /dev/loop7
 
 # A card pulled out mid-run: under the mounted FAT32 its device turns to I/O errors
 # (device-mapper's error target in place of the linear one). With --fsync each save is on the

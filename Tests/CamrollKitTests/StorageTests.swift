@@ -125,6 +125,30 @@ import Testing
         #expect(verify.status == 0 && verify.stdout.contains("verified \(files.count + 3) files: \(files.count + 3) ok"), "\(verify.stdout)")
     }
 
+    /// A run cut short with none of its rows committed — a small fill beside its catalog killed
+    /// at its end, where it had kept room for them — is repaired in the room left: 3000 rows
+    /// in 1 MB. (Repair committed each row on its own and let the log grow to 4 MB before
+    /// copying it into the main file: "no space left on device", exit 74, with 2 MB free.)
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aRunCutShortOnANearlyFullCardIsRepairedInTheRoomLeft() throws {
+        let dir = try TemporaryDirectory()
+        let small = try SmallFileSystem(dir, size: "40m")
+        let catalog = small.path + "/c.sqlite3"
+        let run = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3000", "-o", small.path + "/p/{seq}.jpg", "--db", catalog])
+        try #require(run.status == 0, "\(run.stderr)")
+        // The state a process killed before its rows were committed leaves: the run open, no rows.
+        try Database(path: catalog).execute("UPDATE runs SET status = 'running', pid = 999999; DELETE FROM saves")
+        var info = statvfs()
+        try #require(statvfs(small.path, &info) == 0)
+        try Data(count: Int(info.f_bavail) * Int(info.f_frsize) - (1 << 20)).write(to: URL(fileURLWithPath: small.path + "/taken"))
+
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", catalog])
+        #expect(repair.status == 0 && repair.stdout.contains("1 interrupted run(s) closed, 3000 unrecorded file(s) recorded"),
+                "\(repair.stdout)\(repair.stderr)")
+        let verify = try CamrollBinary.run(["verify", "--db", catalog])
+        #expect(verify.status == 0 && verify.stdout.contains("verified 3000 files: 3000 ok"), "\(verify.stdout)\(verify.stderr)")
+    }
+
     /// A catalog on a card that is full — a fill beside it, then anything else that took the
     /// last bytes — is still verified, listed and repaired: SQLite has no room to make its WAL
     /// index (`-shm`, gone since the fill, which held the catalog alone), so camroll holds the

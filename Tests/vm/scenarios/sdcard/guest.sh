@@ -102,6 +102,7 @@ beside() {
     umount "$card"
     step "$1-fsck" "fsck.$2" -n "$3"
 }
+
 card fat32beside /dev/loop6 48 mkfs.fat -F 32 -n BESIDE
 beside fat32beside fat /dev/loop6
 card exfatbeside /dev/loop7 48 mkfs.exfat -L BESIDE

@@ -7,8 +7,8 @@ public final class Catalog {
     public let database: Database
     public let path: String
     public let readOnly: Bool
-    /// Held by this process alone: asked for (`init(exclusive:)`), or because its file system
-    /// had no room for SQLite's WAL index (`openForWriting`).
+    /// Asked to be held by this process alone (`init(exclusive:)`). (A catalog whose file
+    /// system has no room for SQLite's WAL index is held so too, unasked: `openForWriting`.)
     public let exclusive: Bool
     private var insertSave: Statement?
     private var markReplaced: Statement?
@@ -39,10 +39,11 @@ public final class Catalog {
                 busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = try AbsolutePath.resolve(path, code: readOnly ? .noInput : .cannotCreate)
         self.readOnly = readOnly
+        self.exclusive = exclusive
         do {
             if readOnly {
                 try Self.refuseNonFile(self.path, as: .noInput)
-                (database, self.exclusive) = try Self.openForReading(self.path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                database = try Self.openForReading(self.path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
                 let found = try identify()
                 try refuseForeign(found)
                 try checkVersion(found.version)
@@ -50,8 +51,7 @@ public final class Catalog {
             }
             try Self.refuseNonFile(self.path)
             try Self.createParentDirectory(of: self.path)
-            (database, self.exclusive) = try Self.openForWriting(
-                self.path, exclusive: exclusive, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            database = try Self.openForWriting(self.path, exclusive: exclusive, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // Before anything is changed (WAL, tables): a database of another program stays as it is.
             let found = try identify()
             try refuseForeign(found)
@@ -69,9 +69,8 @@ public final class Catalog {
     /// in WAL mode, and on a full file system — a card that a fill, or anything else, filled —
     /// there is no room to make it. Held by this process alone, a connection keeps that index in
     /// its memory instead; so a catalog is opened that way where the index cannot be made, and
-    /// can still be verified, listed and repaired. Returns whether it was.
-    private static func openForWriting(_ path: String, exclusive: Bool,
-                                       busyTimeoutMilliseconds: Int32) throws -> (Database, exclusive: Bool) {
+    /// can still be verified, listed and repaired.
+    private static func openForWriting(_ path: String, exclusive: Bool, busyTimeoutMilliseconds: Int32) throws -> Database {
         func open(exclusive: Bool) throws -> Database {
             let database = try Database(path: path)
             database.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
@@ -81,9 +80,9 @@ public final class Catalog {
             return database
         }
         do {
-            return (try open(exclusive: exclusive), exclusive)
+            return try open(exclusive: exclusive)
         } catch let error as DatabaseError where !exclusive && error.isNoSpace {
-            return (try open(exclusive: true), true)
+            return try open(exclusive: true)
         }
     }
 
@@ -94,7 +93,7 @@ public final class Catalog {
     /// connection that holds it alone (`openForWriting`): such a connection must be able to
     /// write, though nothing is written through it but what SQLite itself does when it closes
     /// (the WAL copied into the main file, where there is room).
-    private static func openForReading(_ path: String, busyTimeoutMilliseconds: Int32) throws -> (Database, exclusive: Bool) {
+    private static func openForReading(_ path: String, busyTimeoutMilliseconds: Int32) throws -> Database {
         let uri = "file:" + percentEncoded(path)
         // Each connection is read once and closed if that fails, before the next is opened: an
         // open one would hold its lock against the next.
@@ -105,9 +104,9 @@ public final class Catalog {
             return database
         }
         do {
-            return (try open(uri + "?mode=ro"), false)
+            return try open(uri + "?mode=ro")
         } catch let error as DatabaseError where error.primaryCode == SQLITE_CANTOPEN || error.primaryCode == SQLITE_READONLY {
-            return (try open(uri + "?mode=ro&immutable=1"), false)
+            return try open(uri + "?mode=ro&immutable=1")
         } catch let error as DatabaseError where error.isNoSpace && access(path, W_OK) == 0 {
             return try openForWriting(path, exclusive: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         }

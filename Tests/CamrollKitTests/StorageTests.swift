@@ -802,6 +802,39 @@ extension StorageTests {
         try body(card)
     }
 
+    /// After a power cut FAT can show a synced photo under its short name only — 0653.JPG, its
+    /// long name 0653.jpg lost — the same file to FAT by either name. Repair records such a file
+    /// of the run's that has no row, under the name it has now, and none twice. (It passed over
+    /// it: neither recorded nor said to be left alone; the VM's power cut met one on FAT32.)
+    /// Played on an exFAT card, which finds a name in any case as FAT does, and on a tmpfs,
+    /// which does not: there 4.JPG is another name than the run's 4.jpg.
+    @Test(.enabled(if: exfatThroughFUSE, "needs root, exfatprogs, exfat-fuse, a loop device and /dev/fuse"))
+    func aRunsFileShownInCapitalsIsRecordedWhereNamesIgnoreCase() throws {
+        func cutShortWithNamesInCapitals(_ card: String, catalog: String) throws -> CamrollBinary.Result {
+            let run = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "5", "-o", card + "/p/{seq}.jpg", "--db", catalog])
+            try #require(run.status == 0, "\(run.stderr)")
+            // Killed before the rows of 4 and 5 were committed; 2 (recorded) and 4 (not) in capitals.
+            try Database(path: catalog).execute("UPDATE runs SET status = 'running', pid = 999999; DELETE FROM saves WHERE seq >= 4")
+            for seq in [2, 4] { try #require(rename(card + "/p/\(seq).jpg", card + "/p/\(seq).JPG") == 0) }
+            return try CamrollBinary.run(["verify", "--repair", "--db", catalog])
+        }
+        let dir = try TemporaryDirectory()
+        try Self.withExFATCard(dir, megabytes: 24) { card in
+            let repair = try cutShortWithNamesInCapitals(card, catalog: dir.file("c.sqlite3"))
+            #expect(repair.status == 0 && repair.stdout.contains(", 2 unrecorded file(s) recorded, ") && !repair.stdout.contains("left alone"),
+                    "\(repair.stdout)\(repair.stderr)")
+            let paths = try CatalogReader(dir.file("c.sqlite3")).rows("SELECT path FROM saves ORDER BY seq", columns: 1).compactMap { $0[0] }
+            #expect(paths.map { PathText.lastComponent(of: $0) } == ["1.jpg", "2.jpg", "3.jpg", "4.JPG", "5.jpg"], "\(paths)")
+            let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+            #expect(verify.status == 0 && verify.stdout.contains("verified 5 files: 5 ok"), "\(verify.stdout)")
+        }
+        let small = try SmallFileSystem(dir, size: "20m")
+        // 5.jpg recorded, 4.JPG not (not the run's name); 2.jpg, which is 2.JPG now, missing.
+        let repair = try cutShortWithNamesInCapitals(small.path, catalog: dir.file("t.sqlite3"))
+        #expect(repair.status == 1 && repair.stdout.contains(", 1 unrecorded file(s) recorded, ") && repair.stdout.contains(" 1 missing"),
+                "\(repair.stdout)\(repair.stderr)")
+    }
+
     /// An exFAT card through FUSE (exfat-fuse), a real file system that has neither
     /// RENAME_NOREPLACE nor hard links: every save once failed there with "rename: Operation
     /// not permitted". Now names are looked up and then renamed over, and what camroll promises

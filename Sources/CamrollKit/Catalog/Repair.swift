@@ -169,7 +169,11 @@ public struct Repair {
         let savedByAnyRun = try catalog.userErrors {
             try catalog.database.prepare("SELECT 1 FROM saves WHERE path = ? AND status = 'saved' LIMIT 1")
         }
-        for path in try Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory) {
+        let files = try Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory)
+        let listed = Set(files)
+        let patternInAnyCase = pattern.ignoresCase()
+        let recordedInAnyCase = Set(recorded.map { $0.lowercased() })
+        for path in files {
             let name = PathText.lastComponent(of: path)
             if name.firstMatch(of: temporaryPattern) != nil {
                 if unlink(path) == 0 {
@@ -180,7 +184,19 @@ public struct Repair {
                 }
                 continue
             }
-            guard !recorded.contains(path), let match = path.firstMatch(of: pattern) else { continue }
+            guard !recorded.contains(path) else { continue }
+            let match: Regex<AnyRegexOutput>.Match
+            if let exact = path.firstMatch(of: pattern) {
+                match = exact
+            } else if let anyCase = path.firstMatch(of: patternInAnyCase), Self.foundInAnyCase(path, listed: listed) {
+                // FAT after a power cut: a file shown under its short name, 0653.JPG, whose long
+                // name (0653.jpg, in the entries before it) the cut lost. The same file to FAT,
+                // by either name: the run's, recorded under the name it has now.
+                guard !recordedInAnyCase.contains(path.lowercased()) else { continue }
+                match = anyCase
+            } else {
+                continue
+            }
             // nil: the file itself cannot be read whole (EIO; on FAT, a name whose size came
             // without its data reads short), or is larger than any photo.
             let bytes: [UInt8]?
@@ -209,6 +225,16 @@ public struct Repair {
                 captureID: captureID, seq: seq, path: path, bytes: bytes.count, xxh128: XXH128.hex(of: bytes),
                 savedAt: modified ?? Date(), durationMicroseconds: 0, synced: false))
         }
+    }
+
+    /// Whether the file system finds `path`'s file under its name in other letters' case too
+    /// (FAT, exFAT): the name with every letter's case swapped opens a file, and the directory
+    /// lists no file by that name (where it does, they are two files).
+    static func foundInAnyCase(_ path: String, listed: Set<String>) -> Bool {
+        let name = PathText.lastComponent(of: path)
+        let swapped = String(name.map { $0.isUppercase ? Character($0.lowercased()) : Character($0.uppercased()) })
+        let other = PathText.directory(of: path) + "/" + swapped
+        return swapped != name && !listed.contains(other) && access(other, F_OK) == 0
     }
 
     /// Which of the run's captures this file is a copy of: same bytes, or (with `--stamp`) the

@@ -19,6 +19,13 @@ import Testing
 
         deinit { _ = try? CamrollBinary.runProgram(["/bin/umount", path]) }
 
+        /// All the room left but `bytes` taken by another file, as anything else on a card might.
+        func takeAllBut(_ bytes: Int) throws {
+            var info = statvfs()
+            try #require(statvfs(path, &info) == 0)
+            try Data(count: Int(info.f_bavail) * Int(info.f_frsize) - bytes).write(to: URL(fileURLWithPath: path + "/taken"))
+        }
+
         /// The write-protect switch turned on after the card was written.
         func remountReadOnly() throws {
             let remount = try CamrollBinary.runProgram(["/bin/mount", "-o", "remount,ro", path])
@@ -107,9 +114,7 @@ import Testing
         let catalog = small.path + "/c.sqlite3"
         let first = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3", "-o", small.path + "/a/{seq}.jpg", "--db", catalog])
         try #require(first.status == 0, "\(first.stderr)")
-        var info = statvfs()
-        try #require(statvfs(small.path, &info) == 0)
-        try Data(count: Int(info.f_bavail) * Int(info.f_frsize) - kilobytesLeft << 10).write(to: URL(fileURLWithPath: small.path + "/taken"))
+        try small.takeAllBut(kilobytesLeft << 10)
 
         let fill = try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "--fill", "-n", "10000", "-o", small.path + "/p/{seq}.jpg", "--db", catalog])
         #expect(fill.status == 0 && fill.stdout.hasPrefix("filled "), "\(fill.stdout)\(fill.stderr)")
@@ -138,9 +143,7 @@ import Testing
         try #require(run.status == 0, "\(run.stderr)")
         // The state a process killed before its rows were committed leaves: the run open, no rows.
         try Database(path: catalog).execute("UPDATE runs SET status = 'running', pid = 999999; DELETE FROM saves")
-        var info = statvfs()
-        try #require(statvfs(small.path, &info) == 0)
-        try Data(count: Int(info.f_bavail) * Int(info.f_frsize) - (1 << 20)).write(to: URL(fileURLWithPath: small.path + "/taken"))
+        try small.takeAllBut(1 << 20)
 
         let repair = try CamrollBinary.run(["verify", "--repair", "--db", catalog])
         #expect(repair.status == 0 && repair.stdout.contains("1 interrupted run(s) closed, 3000 unrecorded file(s) recorded"),

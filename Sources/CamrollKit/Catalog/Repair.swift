@@ -138,41 +138,27 @@ public struct Repair {
         let pattern = try Regex(template.pathPattern(run: run.id))
         let temporaryPattern = try Regex(AtomicFileWriter.temporaryNamePattern(pid: run.pid))
 
-        // Recorded a batch at a time: a transaction each took a commit (and its log pages) a file.
-        var adopted: [Catalog.NewSave] = []
-        var recorded = 0
-        func recordAdopted() throws {
-            guard !adopted.isEmpty else { return }
-            try catalog.userErrors { try catalog.recordSaves(adopted) }
-            recorded += adopted.count
-            adopted.removeAll(keepingCapacity: true)
-        }
-        defer { result.filesAdopted += recorded }
-        do {
-            try adopt(run, template: template, pattern: pattern, temporaryPattern: temporaryPattern, into: &result) { save in
-                adopted.append(save)
-                if adopted.count == 256 { try recordAdopted() }
-            }
-        } catch {
-            try? recordAdopted()
-            throw error
-        }
-        try recordAdopted()
-    }
-
-    /// Goes through the files under the run's names: removes its temporary files, counts the
-    /// files that are not its own, and hands each of its files that has no row to `record`.
-    private func adopt(_ run: Run, template: OutputTemplate, pattern: Regex<AnyRegexOutput>, temporaryPattern: Regex<AnyRegexOutput>,
-                       into result: inout Result, record: (Catalog.NewSave) throws -> Void) throws {
         let captures = try catalog.userErrors { try self.captures(of: run.id) }
         let recorded = try catalog.userErrors { try self.recordedPaths(of: run.id) }
         let savedByAnyRun = try catalog.userErrors {
             try catalog.database.prepare("SELECT 1 FROM saves WHERE path = ? AND status = 'saved' LIMIT 1")
         }
         let files = try Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory)
-        let listed = Set(files)
+        // Made only for a name that is the run's in other letters' case (FAT after a power cut).
         let patternInAnyCase = pattern.ignoresCase()
-        let recordedInAnyCase = Set(recorded.map { $0.lowercased() })
+        lazy var listed = Set(files)
+        lazy var recordedInAnyCase = Set(recorded.map { $0.lowercased() })
+
+        // Recorded a batch at a time: a transaction each took a commit (and its log pages) a
+        // file. What was adopted before a failure is recorded all the same.
+        var adopted: [Catalog.NewSave] = []
+        func recordAdopted() throws {
+            guard !adopted.isEmpty else { return }
+            try catalog.userErrors { try catalog.recordSaves(adopted) }
+            result.filesAdopted += adopted.count
+            adopted.removeAll(keepingCapacity: true)
+        }
+        defer { try? recordAdopted() }
         for path in files {
             let name = PathText.lastComponent(of: path)
             if name.firstMatch(of: temporaryPattern) != nil {
@@ -221,10 +207,12 @@ public struct Repair {
                 seq = number
             }
             let modified = RegularFile.modificationDate(path)
-            try record(Catalog.NewSave(
+            adopted.append(Catalog.NewSave(
                 captureID: captureID, seq: seq, path: path, bytes: bytes.count, xxh128: XXH128.hex(of: bytes),
                 savedAt: modified ?? Date(), durationMicroseconds: 0, synced: false))
+            if adopted.count == 256 { try recordAdopted() }
         }
+        try recordAdopted()
     }
 
     /// Whether the file system finds `path`'s file under its name in other letters' case too

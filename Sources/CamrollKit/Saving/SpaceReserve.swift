@@ -14,20 +14,18 @@ final class SpaceReserve {
     /// Room for the rows not yet committed when the fill ends — up to every row of a fill
     /// shorter than a commit's wait (a small file system, small photos), ~170 bytes each in the
     /// database and more in its log — and the pages a checkpoint adds: 512 bytes for each file
-    /// the fill can make, 1 to 8 MB.
-    static func size(files: Int) -> Int { min(8 << 20, max(1 << 20, min(files, 1 << 20) * 512)) }
+    /// the fill can make, 1 to 8 MB; or half of what is `free` where that is less, but not less
+    /// than `least`. Nil where even that is not free: the fill has no room to record a file in.
+    static func size(files: Int, free: Int) -> Int? {
+        let wanted = min(8 << 20, max(1 << 20, min(files, 1 << 20) * 512))
+        let size = min(wanted, max(least, free / 2))
+        return size <= free ? size : nil
+    }
 
     /// The least a fill's catalog needs kept: the WAL frames of one commit of a small fill's
     /// rows (whole 4 kB pages of the table and its indexes) and the pages the checkpoint then
     /// adds to the main file, with room to spare.
     static let least = 256 << 10
-
-    /// `size(files:)`, or half of what is free where that is less — at least `least`; nil
-    /// where even that is not free (the fill then has no room to record a file in).
-    static func size(files: Int, free: Int) -> Int? {
-        let size = min(size(files: files), max(least, free / 2))
-        return size <= free ? size : nil
-    }
 
     /// Nil where the room cannot be had (the file system already too full).
     init?(in directory: String, bytes: Int) {

@@ -337,6 +337,13 @@ public final class AtomicFileWriter {
                 }
                 if let error = Self.directoryRemoved(path: targetPath, directory: directory, directoryFD: directoryFD) { throw error }
                 if code == ENOENT, let temporary {
+                    // FAT cannot tell a directory it cannot read from a name that is not in it:
+                    // on a card pulled out or failing, the rename finds no temporary file too
+                    // (seen in the VM). The directory, which holds that file's new entry, cannot
+                    // be synced then.
+                    if fsync(directoryFD) != 0, errno == EIO {
+                        throw Self.userError(SystemError("fsync of its directory \(directory)", errno: EIO), path: targetPath)
+                    }
                     throw CamrollError(.cannotCreate, "cannot save \(targetPath): the file being written (\(temporary)) was removed "
                                        + "by something else before it took its name")
                 }

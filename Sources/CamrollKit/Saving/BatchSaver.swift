@@ -43,8 +43,9 @@ public final class BatchSaver: @unchecked Sendable {
     private let reporter: ProgressReporter
     private let cancellation: Cancellation
     private let plan: BatchPlan
-    /// A fill's room for the catalog, where the catalog is on the file system it fills.
-    private var fillReserve: SpaceReserve?
+    /// Room kept for the catalog on the file system the run fills: a fill's, where the catalog
+    /// is on the file system it fills; any other run's there, where its files may not fit.
+    private var catalogReserve: SpaceReserve?
 
     public init(
         source: FrameSource, pipeline: ImagePipeline, writer: AtomicFileWriter, catalog: Catalog,
@@ -108,9 +109,10 @@ public final class BatchSaver: @unchecked Sendable {
         }
         state.progress.elapsedMicroseconds = monotonicMicroseconds() - state.startedAt
         Trace.mark("files written")
-        if let fillReserve {
-            // The fill is over: the room kept for the catalog is given back for its last rows.
-            fillReserve.release()
+        if let catalogReserve {
+            // The saving is over (a fill's, or a run's that filled the disk, or not): the room
+            // kept for the catalog is given back for its last rows.
+            catalogReserve.release()
             recorder.retryAfterRoomWasMade()
         }
         // Whatever happened, the rows of the files already saved are committed.
@@ -186,24 +188,34 @@ public final class BatchSaver: @unchecked Sendable {
                 try send(image.bytes, state: state)
                 continue
             }
-            if plan.fill, frameIndex == 1, let free = freeBytes(for: plan.template.render(
-                .init(seq: 1, seqWidth: 1, run: runID, frame: 1, frameWidth: 1, time: frame.capturedAt))) {
-                // As many digits as the most files that fit (each takes at least its bytes), not
-                // the ten of the upper bound: names that sort, and short.
-                let files = min(plan.totalSaves, max(1, free / max(1, image.bytes.count)))
-                seqWidth = String(files).count
-                state.progress.freeBytes = free
-                if catalogOnTheFilledDisk {
-                    fillReserve = Self.reserveForTheCatalog(catalogPath, files: plan.totalSaves, of: image.bytes.count)
-                    state.progress.keptForCatalogBytes = fillReserve?.bytes ?? free
-                    if fillReserve == nil {
-                        // Too little room to record the files a fill would make there (they
-                        // were saved with no row, and repair had no room to add one either):
-                        // the file system is as full as a fill can make it.
-                        state.progress.filled = true
-                        state.progress.freeBytes = 0
-                        return
+            if frameIndex == 1 {
+                let first = plan.template.render(
+                    .init(seq: 1, seqWidth: 1, run: runID, frame: 1, frameWidth: 1, time: frame.capturedAt))
+                // The longest a file's path is: its number as wide as the count.
+                let pathBytes = first.utf8.count + String(plan.totalSaves).count
+                if plan.fill, let free = freeBytes(for: first) {
+                    // As many digits as the most files that fit (each takes at least its bytes),
+                    // not the ten of the upper bound: names that sort, and short.
+                    let files = min(plan.totalSaves, max(1, free / max(1, image.bytes.count)))
+                    seqWidth = String(files).count
+                    state.progress.freeBytes = free
+                    if catalogOnTheFilledDisk {
+                        catalogReserve = Self.reserveForTheCatalog(
+                            catalogPath, files: plan.totalSaves, of: image.bytes.count, pathBytes: pathBytes)
+                        state.progress.keptForCatalogBytes = catalogReserve?.bytes ?? free
+                        if catalogReserve == nil {
+                            // Too little room to record the files a fill would make there (they
+                            // were saved with no row, and repair had no room to add one either):
+                            // the file system is as full as a fill can make it.
+                            state.progress.filled = true
+                            state.progress.freeBytes = 0
+                            return
+                        }
                     }
+                } else if !plan.fill, Directories.device(holding: PathText.directory(of: first))
+                            == Directories.device(holding: PathText.directory(of: catalogPath)) {
+                    catalogReserve = Self.reserveForTheCatalog(
+                        catalogPath, files: plan.totalSaves, of: image.bytes.count, pathBytes: pathBytes, onlyWhereTheyMayNotFit: true)
                 }
             }
 
@@ -261,9 +273,14 @@ public final class BatchSaver: @unchecked Sendable {
         // A catalog that cannot take rows stops the saving at once.
         do {
             try recorder.checkHealthy()
-        } catch let error as CamrollError where fillReserve != nil && error.isNoSpace {
-            // The catalog met the full file system before a save did: the end of the fill all
-            // the same; its rows are committed once the reserve is given back.
+        } catch let error as CamrollError where catalogReserve != nil && error.isNoSpace {
+            // The catalog met the full file system before a save did: its rows are committed
+            // once the reserve is given back. The end of a fill all the same; any other run
+            // ends as it would had a save met it.
+            guard plan.fill else {
+                throw CamrollError(.ioError, "no space left on device on \(Directories.mountPoint(holding: catalogPath) ?? catalogPath), "
+                                   + "which holds the photos and the catalog", systemErrno: error.systemErrno)
+            }
             state.lock.withLock {
                 state.progress.filled = true
                 state.progress.freeBytes = 0
@@ -306,16 +323,26 @@ public final class BatchSaver: @unchecked Sendable {
         return true
     }
 
-    /// Room kept for a catalog on the file system a fill fills (`SpaceReserve`), sized for the
-    /// rows of the files of `bytes` the fill can make (at most `limit`), each taking whole blocks;
-    /// nil where there is not that much room.
-    private static func reserveForTheCatalog(_ catalogPath: String, files limit: Int, of bytes: Int) -> SpaceReserve? {
+    /// Room kept for a catalog on the file system the run saves to (`SpaceReserve`), sized for
+    /// the rows of the files of `bytes` the run can make there (at most `limit`), each taking
+    /// whole blocks, their paths `pathBytes` long; nil where there is not that much room. With
+    /// `onlyWhereTheyMayNotFit` (a run that is not a fill), nil too where the run's files and
+    /// twice that room fit in what is free: such a run does not fill the disk, unless something
+    /// else does meanwhile.
+    private static func reserveForTheCatalog(
+        _ catalogPath: String, files limit: Int, of bytes: Int, pathBytes: Int, onlyWhereTheyMayNotFit: Bool = false
+    ) -> SpaceReserve? {
         let catalogDirectory = PathText.directory(of: catalogPath)
         var info = statvfs()
         guard statvfs(catalogDirectory, &info) == 0 else { return nil }
         let block = max(1, Int(info.f_frsize))
-        let files = min(limit, info.availableBytes / max(1, (bytes + block - 1) / block * block))
-        guard let size = SpaceReserve.size(files: files, free: info.availableBytes) else { return nil }
+        let fileBytes = (bytes + block - 1) / block * block
+        let files = min(limit, info.availableBytes / max(1, fileBytes))
+        guard let size = SpaceReserve.size(files: files, pathBytes: pathBytes, free: info.availableBytes) else { return nil }
+        if onlyWhereTheyMayNotFit {
+            let (needed, overflow) = limit.multipliedReportingOverflow(by: fileBytes)
+            if !overflow && needed <= info.availableBytes - 2 * size { return nil }
+        }
         return SpaceReserve(in: catalogDirectory, bytes: size)
     }
 

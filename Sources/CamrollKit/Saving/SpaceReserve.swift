@@ -1,23 +1,29 @@
 import CLinux
 import Glibc
 
-/// Room kept for the catalog while `--fill` fills the file system it is on: the fill ends where
-/// not one more byte fits, and the catalog still has rows to commit, the run to close and its
-/// log to checkpoint. The space is held by a file that has no name (O_TMPFILE, or one unlinked
-/// as soon as it is made where the file system has no such files) and given back by closing it
-/// when the fill ends — or by the kernel, with the process's descriptors, when the process dies:
-/// nothing of it is ever left on the disk.
+/// Room kept for the catalog while a run fills the file system it is on — a fill, or a run
+/// whose files may not fit: the saving ends where not one more byte fits, and the catalog still
+/// has rows to commit, the run to close and its log to checkpoint; after it, what is left of
+/// that room lets `delete` and `verify --repair` write theirs. The space is held by a file that
+/// has no name (O_TMPFILE, or one unlinked as soon as it is made where the file system has no
+/// such files) and given back by closing it when the saving ends — or by the kernel, with the
+/// process's descriptors, when the process dies: nothing of it is ever left on the disk.
 final class SpaceReserve {
     private var descriptor: Int32
     let bytes: Int
 
-    /// Room for the rows not yet committed when the fill ends — up to every row of a fill
-    /// shorter than a commit's wait (a small file system, small photos), ~170 bytes each in the
-    /// database and more in its log — and the pages a checkpoint adds: 512 bytes for each file
-    /// the fill can make, 1 to 8 MB; or half of what is `free` where that is less, but not less
-    /// than `least`. Nil where even that is not free: the fill has no room to record a file in.
-    static func size(files: Int, free: Int) -> Int? {
-        let wanted = min(8 << 20, max(1 << 20, min(files, 1 << 20) * 512))
+    /// Room for the rows not yet committed when the saving ends and for the pages of SQLite's
+    /// log not yet copied into the main file, which that copy then adds to it: a file's row
+    /// takes its path and ~160 bytes, its path again in the index of paths, and each page is
+    /// written twice (log, main file) — three times that for each file the run can make, to
+    /// spare (a 2384-file run with 70-byte paths took 1.36 MB of the 1.2 MB kept at 512 bytes
+    /// a file, and its last copy into the main file failed), 1 to 8 MB (the log is copied back
+    /// every 4 MB, which bounds what is pending); or half of what is `free` where that is less,
+    /// but not less than `least`. Nil where even that is not free: the run has no room to record
+    /// a file in. `pathBytes`: the length of a file's path.
+    static func size(files: Int, pathBytes: Int, free: Int) -> Int? {
+        let perFile = 3 * (2 * pathBytes + 160)
+        let wanted = min(8 << 20, max(1 << 20, min(files, 1 << 20) * perFile))
         let size = min(wanted, max(least, free / 2))
         return size <= free ? size : nil
     }

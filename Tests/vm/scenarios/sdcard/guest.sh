@@ -86,6 +86,7 @@ step grouped-fsck fsck.fat -n /dev/loop3
 # Cards that keep their own record (the catalog on the card): a fill beside the catalog, then
 # the rest of the card taken by something else. The full card's catalog is still verified and
 # listed; delete, which must write a row first, says there is no room and deletes nothing.
+# Then a run that is not a fill overruns the card.
 beside() {
     card=/mnt/$1 db=/mnt/$1/catalog.sqlite3
     step "$1-fill" camroll snap -d file:/tmp/photo.jpg --fill -o "$card/fill/{seq}.jpg" --db "$db" --no-progress
@@ -99,6 +100,18 @@ beside() {
     step "$1-delete" camroll delete --run 1 --db "$db"
     find "$card/fill" -type f | wc -l >"$OUT/$1-files-after"
     for f in "$db" "$db-wal"; do if [ -f "$f" ]; then cp "$f" "$OUT/$1.sqlite3${f#"$db"}"; fi; done
+    # Room made, the fill deleted; then a run of more photos than the card holds, which is not
+    # a fill: it fails with the card full, every file it saved recorded, and what is left of the
+    # room it kept for the catalog lets the next command (delete) write its rows.
+    rm "$card/rest"
+    step "$1-delete-fill" camroll delete --run 1 --db "$db"
+    step "$1-overrun" camroll snap -d file:/tmp/photo.jpg -n 100000 -o "$card/run/{seq}.jpg" --db "$db" --no-progress
+    df -k "$card" | tail -1 >"$OUT/$1-overrun-df.txt"
+    find "$card/run" -type f | wc -l >"$OUT/$1-overrun-files"
+    step "$1-overrun-list" camroll list --db "$db" --json
+    step "$1-overrun-verify" camroll verify --db "$db" --json
+    step "$1-overrun-delete" camroll delete --run 2 --db "$db"
+    find "$card/run" -type f | wc -l >"$OUT/$1-overrun-files-after"
     umount "$card"
     step "$1-fsck" "fsck.$2" -n "$3"
 }

@@ -327,8 +327,9 @@ public final class BatchSaver: @unchecked Sendable {
     /// the rows of the files of `bytes` the run can make there (at most `limit`), each taking
     /// whole blocks, their paths `pathBytes` long; nil where there is not that much room. With
     /// `onlyWhereTheyMayNotFit` (a run that is not a fill), nil too where the run's files and
-    /// twice that room fit in what is free: such a run does not fill the disk, unless something
-    /// else does meanwhile.
+    /// their rows (a third of that room, which is kept three times over) fit in what is free:
+    /// such a run does not fill the disk (unless something else does meanwhile), and keeping
+    /// the room would only end it sooner — a photo that fits on a nearly full disk is saved.
     private static func reserveForTheCatalog(
         _ catalogPath: String, files limit: Int, of bytes: Int, pathBytes: Int, onlyWhereTheyMayNotFit: Bool = false
     ) -> SpaceReserve? {
@@ -341,7 +342,7 @@ public final class BatchSaver: @unchecked Sendable {
         guard let size = SpaceReserve.size(files: files, pathBytes: pathBytes, free: info.availableBytes) else { return nil }
         if onlyWhereTheyMayNotFit {
             let (needed, overflow) = limit.multipliedReportingOverflow(by: fileBytes)
-            if !overflow && needed <= info.availableBytes - 2 * size { return nil }
+            if !overflow && needed <= info.availableBytes - size / 3 { return nil }
         }
         return SpaceReserve(in: catalogDirectory, bytes: size)
     }

@@ -836,6 +836,28 @@ extension StorageTests {
         #expect(Units.clock(seconds: 3 * 3600 + 62) == "3:01:02")
     }
 
+    /// A rename that finds no file to rename. FAT says so too of a file whose directory it can
+    /// no longer read — a card failing or pulled out (seen in the VM: "the file being written
+    /// (.001494.jpg…tmp) was removed by something else", for a card that was) — and then the
+    /// directory cannot be synced either: the card failed, and the error says that, with the
+    /// hint for a failing device. Where the directory syncs, the file was removed by another
+    /// program, as it said. Either way nothing is recorded and no temporary file is counted.
+    @Test(.enabled(if: faultFSCanRun, "needs root, /dev/fuse and python3-fusepy"),
+          arguments: [["--renames-find-nothing"], ["--renames-find-nothing", "--directories-sync"]])
+    func aRenameThatFindsNothingSaysWhetherTheCardFailed(_ options: [String]) throws {
+        let dir = try TemporaryDirectory()
+        try Self.withFaultFS(dir, options) { card, _ in
+            let run = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3", "-o", card + "/{seq}.jpg", "--db", dir.file("c.sqlite3")])
+            let failing = !options.contains("--directories-sync")
+            let said = failing
+                ? "camroll: error: cannot save \(card)/1.jpg: fsync of its directory \(card): Input/output error\n"
+                    + "The device failed the write: removed, or failing?"
+                : "camroll: error: cannot save \(card)/1.jpg: the file being written (."
+            #expect(run.status == (failing ? 74 : 73) && run.stderr.hasPrefix(said), "\(run.status) \(run.stderr)")
+            #expect(try CatalogReader(dir.file("c.sqlite3")).int("SELECT count(*) FROM saves") == 0)
+        }
+    }
+
     static var exfatThroughFUSE: Bool {
         getuid() == 0 && ["/usr/sbin/mkfs.exfat", "/usr/sbin/mount.exfat-fuse", "/usr/sbin/losetup"].allSatisfy {
             FileManager.default.isExecutableFile(atPath: $0)

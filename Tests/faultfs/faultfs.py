@@ -1,11 +1,14 @@
 #!/usr/bin/python3
-"""A file system that misbehaves in one way: a passthrough of DIR through FUSE (python3-fusepy)
-where every fsync of a directory fails with EIO — what a dying card does to the last step of a
-save with --fsync, made to happen every time — or, with --unlimited-space, whose statfs says
-2^64-1 blocks of everything, as FUSE servers for cloud storage say "unlimited". For the storage
-tests; not a tool.
+"""A file system that misbehaves: a passthrough of DIR through FUSE (python3-fusepy) where every
+fsync of a directory fails with EIO — what a dying card does to the last step of a save with
+--fsync, made to happen every time. With --unlimited-space its statfs says 2^64-1 blocks of
+everything, as FUSE servers for cloud storage say "unlimited", and directories sync. With
+--renames-find-nothing every rename says ENOENT, as FAT does on a card that fails as it is read
+(it cannot tell a directory it cannot read from a name not in it); with --directories-sync too,
+the card is well and the file was removed by something else. For the storage tests; not a tool.
 
-    faultfs.py [--unlimited-space] DIR MOUNTPOINT        (runs in the foreground until unmounted)
+    faultfs.py [--unlimited-space] [--renames-find-nothing] [--directories-sync] DIR MOUNTPOINT
+        (runs in the foreground until unmounted)
 """
 import errno
 import os
@@ -15,9 +18,11 @@ from fusepy import FUSE, FuseOSError, Operations
 
 
 class Misbehaving(Operations):
-    def __init__(self, root, unlimited_space):
+    def __init__(self, root, options):
         self.root = root
-        self.unlimited_space = unlimited_space
+        self.unlimited_space = "--unlimited-space" in options
+        self.renames_find_nothing = "--renames-find-nothing" in options
+        self.directories_sync = self.unlimited_space or "--directories-sync" in options
 
     def _path(self, path):
         return os.path.join(self.root, path.lstrip("/"))
@@ -53,9 +58,13 @@ class Misbehaving(Operations):
         os.unlink(self._path(path))
 
     def link(self, target, source):
+        if self.renames_find_nothing:  # no hard links either, as on FAT: files are renamed into place
+            raise FuseOSError(errno.EPERM)
         os.link(self._path(source), self._path(target))
 
     def rename(self, old, new):
+        if self.renames_find_nothing:
+            raise FuseOSError(errno.ENOENT)
         os.rename(self._path(old), self._path(new))
 
     def chmod(self, path, mode):
@@ -89,12 +98,12 @@ class Misbehaving(Operations):
         os.fsync(fh)
 
     def fsyncdir(self, path, datasync, fh):
-        if self.unlimited_space:
+        if self.directories_sync:
             return 0
         raise FuseOSError(errno.EIO)
 
 
 if __name__ == "__main__":
-    unlimited = sys.argv[1] == "--unlimited-space"
-    root, mountpoint = sys.argv[2:4] if unlimited else sys.argv[1:3]
-    FUSE(Misbehaving(root, unlimited), mountpoint, foreground=True, nothreads=True)
+    options = [argument for argument in sys.argv[1:] if argument.startswith("--")]
+    root, mountpoint = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
+    FUSE(Misbehaving(root, options), mountpoint, foreground=True, nothreads=True)

@@ -219,9 +219,36 @@ static void clinux_mapping_path(unsigned long address, char *path, size_t size) 
     close(fd);
 }
 
+/* The room kept for the catalog on the file system a run fills (SpaceReserve): its descriptor,
+ * or -1. A SIGBUS gives it back — the descriptor closed, which close(2) may do in a signal
+ * handler — and lets the write into the mapping be tried again, with that room free: on a full
+ * btrfs a run beside its catalog died of it 4 times in 6 before. Taken by one side only: the
+ * handler or `clinux_take_room`. (Static: one copy in each module that imports this header; the
+ * handler is installed, and the room kept, by CamrollKit's.) */
+static int clinux_room_fd = -1;
+static volatile sig_atomic_t clinux_room_given_back = 0;
+
+/* Registers fd as the room kept: 0, or -1 where a room is kept already. */
+static inline int clinux_keep_room(int fd) {
+    int none = -1;
+    return __atomic_compare_exchange_n(&clinux_room_fd, &none, fd, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) ? 0 : -1;
+}
+
+/* The room kept, taken back from the handler's reach (its descriptor to close), or -1. */
+static inline int clinux_take_room(void) { return __atomic_exchange_n(&clinux_room_fd, -1, __ATOMIC_SEQ_CST); }
+
+/* Whether a SIGBUS gave the room back. */
+static inline int clinux_room_was_given_back(void) { return clinux_room_given_back; }
+
 static void clinux_sigbus_handler(int signal, siginfo_t *info, void *context) {
     (void)signal;
     (void)context;
+    int room = clinux_take_room();
+    if (room >= 0) {
+        close(room);
+        clinux_room_given_back = 1;
+        return;  /* the faulting write again, with room */
+    }
     static char path[4096];
     clinux_mapping_path((unsigned long)info->si_addr, path, sizeof path);
     size_t length = strlen(path);

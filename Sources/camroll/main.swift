@@ -6,9 +6,9 @@ import Glibc
 // back to the kernel every time (madvise: hundreds of calls in a 2000-save run, each a TLB
 // shootdown that interrupts the thread writing the files). Up to 64 MB is kept for reuse.
 clinux_keep_freed_memory(64 << 20)
-// A mapped file that can no longer be had (SQLite's WAL index on a full btrfs): a one-line
-// error and exit 74, not a crash.
-clinux_report_sigbus()
+// A mapped file that can no longer be had (SQLite's WAL index on a full btrfs): room kept for
+// the catalog given back for it, or a one-line error and exit 74, not a crash.
+MappedFileErrors.install()
 // Before anything else, and before any thread exists: no SIGINT or SIGTERM can be lost.
 SignalWatcher.start()
 Trace.mark("loaded, runtime started")

@@ -728,11 +728,12 @@ extension StorageTests {
 
     /// A run that is not a fill, filling the btrfs its catalog is on: SQLite's write into the
     /// WAL index it maps from that disk can find no room, and the kernel sends SIGBUS, which
-    /// killed camroll ("Bus error", 4 runs of 4). A one-line error and 74 — "no space left" with
-    /// every file recorded, or, where the SIGBUS came first (4 runs of 6), that the WAL index
-    /// could not be written, and the run left for repair. Either way the room kept for the
-    /// catalog is free once the process is gone: repair and delete then write their rows on the
-    /// full disk. (Both had no room: the SIGBUS again, until room was made by hand.)
+    /// killed camroll ("Bus error", 4 runs of 4), then ended it with a one-line error (4 runs of
+    /// 6). Now the handler gives back the room kept for the catalog and the write goes on: "no
+    /// space left on device", 74, every file recorded — or, where btrfs has no room left for
+    /// its own records either (4 runs of 6), a few files without a row, for repair. Repair and
+    /// delete then write their rows on the full disk. (Both had no room: the SIGBUS again, until
+    /// room was made by hand.)
     @Test(.enabled(if: diskFileSystemsOnLoopDevices, "needs root, losetup, e2fsprogs, xfsprogs and btrfs-progs"))
     func aRunFillingItsCatalogsBtrfsEndsWithAnError() throws {
         let dir = try TemporaryDirectory()

@@ -273,10 +273,13 @@ public final class BatchSaver: @unchecked Sendable {
         // A catalog that cannot take rows stops the saving at once.
         do {
             try recorder.checkHealthy()
+            if catalogReserve?.givenBackForAMappedFile == true {
+                throw CamrollError(.ioError, "no room for the catalog's WAL index", systemErrno: ENOSPC)
+            }
         } catch let error as CamrollError where catalogReserve != nil && error.isNoSpace {
-            // The catalog met the full file system before a save did: its rows are committed
-            // once the reserve is given back. The end of a fill all the same; any other run
-            // ends as it would had a save met it.
+            // The catalog met the full file system before a save did (or its WAL index did, and
+            // took the room kept for it): its rows are committed once that room is given back.
+            // The end of a fill all the same; any other run ends as it would had a save met it.
             guard plan.fill else {
                 throw CamrollError(.ioError, "no space left on device on \(Directories.mountPoint(holding: catalogPath) ?? catalogPath), "
                                    + "which holds the photos and the catalog", systemErrno: error.systemErrno)

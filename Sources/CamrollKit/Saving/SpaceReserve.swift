@@ -9,7 +9,6 @@ import Glibc
 /// such files) and given back by closing it when the saving ends — or by the kernel, with the
 /// process's descriptors, when the process dies: nothing of it is ever left on the disk.
 final class SpaceReserve {
-    private var descriptor: Int32
     let bytes: Int
 
     /// Room for the rows not yet committed when the saving ends and for the pages of SQLite's
@@ -46,20 +45,33 @@ final class SpaceReserve {
             unlinkat(directoryFD, name, 0)
         }
         // posix_fallocate writes a byte a block where the file system cannot allocate (FAT).
-        guard posix_fallocate(fd, 0, off_t(bytes)) == 0 else {
+        // Kept where the SIGBUS handler can give it back (one room in a process at a time).
+        guard posix_fallocate(fd, 0, off_t(bytes)) == 0, clinux_keep_room(fd) == 0 else {
             close(fd)
             return nil
         }
-        descriptor = fd
         self.bytes = bytes
     }
 
-    /// Gives the room back.
+    /// Gives the room back (where a SIGBUS has not already).
     func release() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        descriptor = -1
+        let fd = clinux_take_room()
+        if fd >= 0 { close(fd) }
     }
 
+    /// A write into a file mapped from a full file system — SQLite's WAL index on btrfs, which
+    /// writes every change anew — found no room, and the SIGBUS handler gave this room back for
+    /// it (`clinux_sigbus_handler`): the file system is full, and the saving must end.
+    var givenBackForAMappedFile: Bool { clinux_room_was_given_back() != 0 }
+
     deinit { release() }
+}
+
+/// SIGBUS: a page of a file mapped into memory could not be had — SQLite's WAL index on a full
+/// btrfs, or on a card pulled out. The handler gives back the room kept for the catalog, where
+/// there is one, and lets the write try again; otherwise it says which file and exits 74.
+/// Installed from here, not from the executable: the handler and the room it gives back live in
+/// one copy of CLinux's header, CamrollKit's.
+public enum MappedFileErrors {
+    public static func install() { clinux_report_sigbus() }
 }

@@ -1,4 +1,5 @@
 @testable import CamrollKit
+import CSQLite
 import Foundation
 import Testing
 
@@ -51,6 +52,22 @@ import Testing
         let database = try Database(path: dir.file("c.sqlite3"))
         try database.execute("PRAGMA user_version=99")
         #expect { try Catalog(path: dir.file("c.sqlite3")) } throws: { ($0 as? CamrollError)?.exitCode == .dataError }
+    }
+
+    /// A write refused for space is the same to the user whatever SQLite calls it: "database or
+    /// disk is full", or an I/O error of a system call that found no room (its log or WAL index
+    /// grown, its file synced). Both end a fill and free the room kept for the catalog; the I/O
+    /// error was "catalog …: I/O error: disk I/O error (No space left on device)", which did not.
+    @Test func aCatalogWriteRefusedForSpaceSaysSoWhateverSQLiteCallsIt() {
+        for (code, errno, said) in [(SQLITE_FULL, Int32(0), "no space left on device"),
+                                    (SQLITE_IOERR | (3 << 8), ENOSPC, "no space left on device"),  // SQLITE_IOERR_WRITE
+                                    (SQLITE_IOERR | (19 << 8), EDQUOT, "disk quota exceeded")] {  // SQLITE_IOERR_SHMSIZE
+            let error = Catalog.userError(DatabaseError(code: code, message: "disk I/O error", sql: nil, systemErrno: errno), path: "/card/c.sqlite3")
+            #expect(error.message == "catalog /card/c.sqlite3: \(said)" && error.isNoSpace && error.exitCode == .ioError, "\(error.message)")
+            #expect(error.hint?.hasPrefix("Make room on the file system that holds it (") == true)
+        }
+        let failing = Catalog.userError(DatabaseError(code: SQLITE_IOERR, message: "disk I/O error", sql: nil, systemErrno: EIO), path: "/c")
+        #expect(failing.message == "catalog /c: I/O error: disk I/O error (Input/output error)" && !failing.isNoSpace)
     }
 
     @Test func statusIsConstrained() throws {

@@ -310,11 +310,15 @@ public final class Catalog {
             return CamrollError(
                 .cannotCreate, "cannot open catalog \(path) for writing: \(reason)",
                 hint: "Choose another catalog with --db PATH.")
-        case SQLITE_FULL:
-            // `delete` too needs room: it records each deletion before it makes it.
-            return CamrollError(.ioError, "catalog \(path): no space left on device",
+        case _ where error.isNoSpace:
+            // SQLite's "database or disk is full", or an I/O error of a system call refused for
+            // space (a write to its log or WAL index): the same to the user, and to what ends a
+            // fill and gives the catalog its kept room. `delete` too needs room: it records each
+            // deletion before it makes it.
+            let quota = error.systemErrno == EDQUOT
+            return CamrollError(.ioError, "catalog \(path): \(quota ? "disk quota exceeded" : "no space left on device")",
                                 hint: "Make room on the file system that holds it (\(Directories.mountPoint(holding: path) ?? PathText.directory(of: path))).",
-                                systemErrno: ENOSPC)
+                                systemErrno: quota ? EDQUOT : ENOSPC)
         case SQLITE_IOERR:
             return CamrollError(.ioError, "catalog \(path): I/O error: \(error.messageWithReason)")
         case SQLITE_ERROR where ["no such table", "no such column", "has no column named"].contains(where: error.message.contains):

@@ -126,6 +126,16 @@ static inline int clinux_link_unnamed(int fd, int dirfd, const char *name, int t
     return linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW);
 }
 
+/* Whether the file system holding path writes every change to a file anew (copy on write:
+ * btrfs, bcachefs, ZFS), so that even a write over a page a file already has takes room. */
+static inline int clinux_copies_on_write(const char *path) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return 0;
+    return info.f_type == (typeof(info.f_type))0x9123683E /* BTRFS_SUPER_MAGIC */
+        || info.f_type == (typeof(info.f_type))0xca451a4e /* BCACHEFS_SUPER_MAGIC */
+        || info.f_type == (typeof(info.f_type))0x2fc12fc1 /* ZFS */;
+}
+
 /* Whether the file system holding fd is FAT (vfat, msdos) or exFAT: their directories run out
  * of names with space free. */
 static inline int clinux_is_fat(int fd) {

@@ -142,15 +142,15 @@ struct SnapCommand {
         return .success
     }
 
-    /// The catalog; for a fill of the file system the catalog is on (`template`'s), held by
-    /// this run alone (`Catalog(exclusive:)`).
+    /// The catalog; for a fill of the copy-on-write file system the catalog is on (`template`'s),
+    /// held by this run alone (`Catalog(exclusive:)`).
     func openCatalog(for template: OutputTemplate? = nil) throws -> Catalog {
         let path = try options.database.map { try UserDirectories.expandingTilde($0, environment: environment) }
             ?? Catalog.defaultPath(environment: environment)
         var exclusive = false
         if options.fill, let template, let absolute = try? AbsolutePath.resolve(path, code: .cannotCreate) {
-            let filled = Directories.device(holding: template.fixedDirectory)
-            exclusive = filled != nil && filled == Directories.device(holding: PathText.directory(of: absolute))
+            let directory = PathText.directory(of: absolute)
+            exclusive = Directories.onOneFileSystem(template.fixedDirectory, directory) && Directories.copiesOnWrite(holding: directory)
         }
         return try Catalog(path: path, exclusive: exclusive)
     }

@@ -7,9 +7,6 @@ public final class Catalog {
     public let database: Database
     public let path: String
     public let readOnly: Bool
-    /// Asked to be held by this process alone (`init(exclusive:)`). (A catalog whose file
-    /// system has no room for SQLite's WAL index is held so too, unasked: `openForWriting`.)
-    public let exclusive: Bool
     private var insertSave: Statement?
     private var markReplaced: Statement?
     /// Opened with the first run this connection begins.
@@ -33,13 +30,13 @@ public final class Catalog {
     /// `verify --repair` of a catalog a power cut left empty must not pass as a new one.
     /// `exclusive`: held by this process alone until it closes, with SQLite's WAL index in the
     /// process's memory instead of the `-shm` file SQLite otherwise maps — for a fill of the
-    /// catalog's own file system, which leaves no room to write that file: on a copy-on-write
-    /// file system (btrfs) a write into the mapping then kills the process (SIGBUS).
+    /// catalog's own copy-on-write file system (btrfs), which leaves no room for a write into
+    /// that mapping: the kernel then sends SIGBUS. (Elsewhere a write over the pages the file
+    /// has takes no room, and the catalog stays open to other processes during the fill.)
     public init(path: String, readOnly: Bool = false, mayCreate: Bool = true, exclusive: Bool = false,
                 busyTimeoutMilliseconds: Int32 = 5000) throws {
         self.path = try AbsolutePath.resolve(path, code: readOnly ? .noInput : .cannotCreate)
         self.readOnly = readOnly
-        self.exclusive = exclusive
         do {
             if readOnly {
                 try Self.refuseNonFile(self.path, as: .noInput)

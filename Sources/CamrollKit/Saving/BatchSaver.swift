@@ -37,9 +37,6 @@ public final class BatchSaver: @unchecked Sendable {
     private let writers: [AtomicFileWriter]
     private let recorder: SaveRecorder
     private let catalogPath: String
-    /// The catalog is on the file system a fill fills: `snap` holds such a catalog alone
-    /// (`Catalog(exclusive:)`), and only such a one.
-    private let catalogOnTheFilledDisk: Bool
     private let reporter: ProgressReporter
     private let cancellation: Cancellation
     private let plan: BatchPlan
@@ -60,7 +57,6 @@ public final class BatchSaver: @unchecked Sendable {
         }
         self.recorder = SaveRecorder(catalog: catalog)
         self.catalogPath = catalog.path
-        self.catalogOnTheFilledDisk = plan.fill && catalog.exclusive
         self.reporter = reporter
         self.cancellation = cancellation
         self.plan = plan
@@ -193,13 +189,14 @@ public final class BatchSaver: @unchecked Sendable {
                     .init(seq: 1, seqWidth: 1, run: runID, frame: 1, frameWidth: 1, time: frame.capturedAt))
                 // The longest a file's path is: its number as wide as the count.
                 let pathBytes = first.utf8.count + String(plan.totalSaves).count
+                let besideTheCatalog = Directories.onOneFileSystem(PathText.directory(of: first), PathText.directory(of: catalogPath))
                 if plan.fill, let free = freeBytes(for: first) {
                     // As many digits as the most files that fit (each takes at least its bytes),
                     // not the ten of the upper bound: names that sort, and short.
                     let files = min(plan.totalSaves, max(1, free / max(1, image.bytes.count)))
                     seqWidth = String(files).count
                     state.progress.freeBytes = free
-                    if catalogOnTheFilledDisk {
+                    if besideTheCatalog {
                         catalogReserve = Self.reserveForTheCatalog(
                             catalogPath, files: plan.totalSaves, of: image.bytes.count, pathBytes: pathBytes)
                         state.progress.keptForCatalogBytes = catalogReserve?.bytes ?? free
@@ -212,8 +209,7 @@ public final class BatchSaver: @unchecked Sendable {
                             return
                         }
                     }
-                } else if !plan.fill, Directories.device(holding: PathText.directory(of: first))
-                            == Directories.device(holding: PathText.directory(of: catalogPath)) {
+                } else if !plan.fill, besideTheCatalog {
                     catalogReserve = Self.reserveForTheCatalog(
                         catalogPath, files: plan.totalSaves, of: image.bytes.count, pathBytes: pathBytes, onlyWhereTheyMayNotFit: true)
                 }

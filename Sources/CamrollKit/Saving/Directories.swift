@@ -51,6 +51,19 @@ enum Directories {
         nearestExisting(path)?.status.st_dev
     }
 
+    /// Whether absolute `path` and `other` (or, for paths not made yet, their nearest existing
+    /// parents) are on one file system.
+    static func onOneFileSystem(_ path: String, _ other: String) -> Bool {
+        guard let device = device(holding: path) else { return false }
+        return device == self.device(holding: other)
+    }
+
+    /// Whether the file system that holds absolute `path` writes every change anew (btrfs):
+    /// there even a write over a page a file already has takes room.
+    static func copiesOnWrite(holding path: String) -> Bool {
+        nearestExisting(path).map { clinux_copies_on_write($0.path) != 0 } ?? false
+    }
+
     /// `path`, or its nearest parent that exists, and what stat says of it.
     private static func nearestExisting(_ path: String) -> (path: String, status: stat)? {
         var directory = path

@@ -42,9 +42,11 @@ let package = Package(
         // the C compiler, and the YUV encoder that calls libjpeg (libjpeg62-turbo, the library
         // turbojpeg is built on) directly.
         .target(name: "CPixels", linkerSettings: [.linkedLibrary("jpeg")]),
+        // The SIGBUS handler and the room it gives back, in one copy (see its header).
+        .target(name: "CBusErrors"),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CLinux", "CPixels"]),
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CLinux", "CPixels", "CBusErrors"]),
         .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux"]),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
     ],

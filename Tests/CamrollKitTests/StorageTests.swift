@@ -154,8 +154,8 @@ import Testing
 
     /// A catalog on a card that is full — a fill beside it, then anything else that took the
     /// last bytes — is still verified, listed and repaired, with SQLite's WAL index (`-shm`)
-    /// there, and without it (gone once another program, sqlite3, closed the catalog last, or
-    /// after a fill of a btrfs card, which holds the catalog alone): SQLite has no room to make
+    /// there or not (gone once the last connection to the catalog closed it, or after a fill of
+    /// a btrfs card, which holds the catalog alone): where it is not, SQLite has no room to make
     /// it, so camroll holds the catalog alone too and keeps the index in memory. (Every command
     /// said "catalog …: I/O error: disk I/O error (No space left on device)", exit 74.) What
     /// needs a row written says there is no room and where to make it, and changes nothing.
@@ -177,8 +177,11 @@ import Testing
         try #require(statvfs(card, &info) == 0 && info.f_bavail == 0)
         let saved = try FileManager.default.contentsOfDirectory(atPath: card + "/p").count
 
-        for indexThere in [true, false] {
-            #expect(FileManager.default.fileExists(atPath: catalog + "-shm") == indexThere)
+        for indexRemoved in [false, true] {
+            // Closed and checkpointed: no process has it open, and the index can go.
+            if indexRemoved && FileManager.default.fileExists(atPath: catalog + "-shm") {
+                try FileManager.default.removeItem(atPath: catalog + "-shm")
+            }
             let verify = try CamrollBinary.run(["verify", "--db", catalog])
             #expect(verify.status == 0 && verify.stdout.contains("verified \(saved) files: \(saved) ok"), "\(verify.stdout)\(verify.stderr)")
             let list = try CamrollBinary.run(["list", "--db", catalog, "--json"])
@@ -193,8 +196,6 @@ import Testing
             #expect(try FileManager.default.contentsOfDirectory(atPath: card + "/p").count == saved)
             let after = try CamrollBinary.run(["verify", "--db", catalog])
             #expect(after.status == 0 && after.stdout.contains("\(saved) ok"), "\(after.stdout)\(after.stderr)")
-            // Closed and checkpointed: no process has it open, and the index can go.
-            if indexThere { try FileManager.default.removeItem(atPath: catalog + "-shm") }
         }
         withExtendedLifetime(small) {}
     }
@@ -766,10 +767,9 @@ extension StorageTests {
     /// WAL index it maps from that disk can find no room, and the kernel sends SIGBUS, which
     /// killed camroll ("Bus error", 4 runs of 4), then ended it with a one-line error (4 runs of
     /// 6). Now the handler gives back the room kept for the catalog and the write goes on: "no
-    /// space left on device", 74, every file recorded — or, where btrfs has no room left for
-    /// its own records either (4 runs of 6), a few files without a row, for repair. Repair and
-    /// delete then write their rows on the full disk. (Both had no room: the SIGBUS again, until
-    /// room was made by hand.)
+    /// space left on device", 74, every file recorded (6 runs of 6). Repair and delete then write
+    /// their rows on the full disk. (Both had no room: the SIGBUS again, until room was made by
+    /// hand.)
     @Test(.enabled(if: diskFileSystemsOnLoopDevices, "needs root, losetup, e2fsprogs, xfsprogs and btrfs-progs"))
     func aRunFillingItsCatalogsBtrfsEndsWithAnError() throws {
         let dir = try TemporaryDirectory()
@@ -777,8 +777,14 @@ extension StorageTests {
             let catalog = disk + "/c.sqlite3"
             let run = try CamrollBinary.run(["-d", "pattern", "-r", "640x480", "-n", "100000", "-o", disk + "/p/{seq}.jpg",
                                              "--db", catalog, "--quiet"], environment: ["SWIFT_BACKTRACE": "enable=no"])
-            #expect(run.status == 74 && run.stderr.hasPrefix("camroll: error: ") && !run.stderr.contains("crash"), "\(run.status) \(run.stderr)")
+            #expect(run.status == 74 && run.stderr.hasPrefix("camroll: error: no space left on device while saving \(disk)/p/")
+                    && run.stderr.split(separator: "\n").count == 1, "\(run.status) \(run.stderr)")
             let files = try FileManager.default.contentsOfDirectory(atPath: disk + "/p").count
+            do {  // closed before the commands below
+                let reader = try CatalogReader(catalog)
+                #expect(try reader.text("SELECT status FROM runs") == "failed")
+                #expect(try reader.int("SELECT count(*) FROM saves WHERE status = 'saved'") == files, "\(files) files")
+            }
             let repair = try CamrollBinary.run(["verify", "--repair", "--db", catalog], environment: ["SWIFT_BACKTRACE": "enable=no"])
             #expect(repair.status == 0 && repair.stdout.contains("\(files) ok"), "\(repair.stdout)\(repair.stderr)")
             let delete = try CamrollBinary.run(["delete", "--run", "1", "--db", catalog], environment: ["SWIFT_BACKTRACE": "enable=no"])

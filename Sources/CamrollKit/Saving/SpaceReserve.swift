@@ -1,3 +1,4 @@
+import CBusErrors
 import CLinux
 import Glibc
 
@@ -46,7 +47,7 @@ final class SpaceReserve {
         }
         // posix_fallocate writes a byte a block where the file system cannot allocate (FAT).
         // Kept where the SIGBUS handler can give it back (one room in a process at a time).
-        guard posix_fallocate(fd, 0, off_t(bytes)) == 0, clinux_keep_room(fd) == 0 else {
+        guard posix_fallocate(fd, 0, off_t(bytes)) == 0, cbuserrors_keep_room(fd) == 0 else {
             close(fd)
             return nil
         }
@@ -55,23 +56,21 @@ final class SpaceReserve {
 
     /// Gives the room back (where a SIGBUS has not already).
     func release() {
-        let fd = clinux_take_room()
-        if fd >= 0 { close(fd) }
+        cbuserrors_give_room_back()
     }
 
     /// A write into a file mapped from a full file system — SQLite's WAL index on btrfs, which
     /// writes every change anew — found no room, and the SIGBUS handler gave this room back for
-    /// it (`clinux_sigbus_handler`): the file system is full, and the saving must end.
-    var givenBackForAMappedFile: Bool { clinux_room_was_given_back() != 0 }
+    /// it (CBusErrors): the file system is full, and the saving must end.
+    var givenBackForAMappedFile: Bool { cbuserrors_room_was_given_back() != 0 }
 
     deinit { release() }
 }
 
 /// SIGBUS: a page of a file mapped into memory could not be had — SQLite's WAL index on a full
-/// btrfs, or on a card pulled out. The handler gives back the room kept for the catalog, where
-/// there is one, and lets the write try again; otherwise it says which file and exits 74.
-/// Installed from here, not from the executable: the handler and the room it gives back live in
-/// one copy of CLinux's header, CamrollKit's.
+/// btrfs, or on a card pulled out. The handler (CBusErrors) gives back the room kept for the
+/// catalog, where there is one, and lets the write try again; otherwise it says which file and
+/// exits 74.
 public enum MappedFileErrors {
-    public static func install() { clinux_report_sigbus() }
+    public static func install() { _ = cbuserrors_install() }
 }

@@ -4,8 +4,8 @@
 # repair, a name FAT refuses, --fill to the end, verify, and fsck of the card afterwards. Then the FAT16 root
 # directory, which holds 512 names whatever the space left: not a full card; and a fill of a
 # FAT16 card with a directory for every 500 photos, which is. Then FAT32 and exFAT cards that
-# keep their own catalog, filled and then full. Last, FAT32 cards pulled out mid-run, without
-# and with the catalog on them.
+# keep their own catalog, filled and then full, and overrun by a run that is not a fill. Last,
+# FAT32 cards pulled out mid-run, without and with the catalog on them.
 . /scenarios/common.sh
 tar -xf /dev/vdb -C /
 for module in loop dm_mod fat vfat exfat nls_cp437 nls_utf8 nls_ascii; do modprobe $module; done

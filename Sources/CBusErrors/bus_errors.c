@@ -13,7 +13,9 @@ static volatile sig_atomic_t room_given_back = 0;
 
 int cbuserrors_keep_room(int fd) {
     int none = -1;
-    return __atomic_compare_exchange_n(&room_fd, &none, fd, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) ? 0 : -1;
+    if (!__atomic_compare_exchange_n(&room_fd, &none, fd, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return -1;
+    room_given_back = 0; /* of this room: not yet */
+    return 0;
 }
 
 /* Emptied, then closed: both calls a signal handler may make. */

@@ -25,7 +25,7 @@ int cbuserrors_keep_room(int fd);
  * freed by the truncation itself, whatever else may still hold the file (its writeback). */
 void cbuserrors_give_room_back(void);
 
-/* Whether the handler gave the room back: a mapped file found the file system full. */
+/* Whether the handler gave the room last kept back: a mapped file found the file system full. */
 int cbuserrors_room_was_given_back(void);
 
 #endif

@@ -7,8 +7,9 @@ import Glibc
 /// has rows to commit, the run to close and its log to checkpoint; after it, what is left of
 /// that room lets `delete` and `verify --repair` write theirs. The space is held by a file that
 /// has no name (O_TMPFILE, or one unlinked as soon as it is made where the file system has no
-/// such files) and given back by closing it when the saving ends — or by the kernel, with the
-/// process's descriptors, when the process dies: nothing of it is ever left on the disk.
+/// such files) and given back, emptied and closed, when the saving ends (or by the SIGBUS
+/// handler, for a mapped file that needs it) — or by the kernel, with the process's
+/// descriptors, when the process dies: nothing of it is left on the disk under a name.
 final class SpaceReserve {
     let bytes: Int
 

@@ -18,16 +18,17 @@ int cbuserrors_keep_room(int fd) {
     return 0;
 }
 
-/* Emptied, then closed: both calls a signal handler may make. */
-static void give_back(int fd) {
+/* The room taken from the other side's reach, emptied and closed (calls a signal handler may
+ * make): 1, or 0 where there was none to give back. */
+static int give_back(void) {
+    int fd = __atomic_exchange_n(&room_fd, -1, __ATOMIC_SEQ_CST);
+    if (fd < 0) return 0;
     (void)ftruncate(fd, 0);
     close(fd);
+    return 1;
 }
 
-void cbuserrors_give_room_back(void) {
-    int fd = __atomic_exchange_n(&room_fd, -1, __ATOMIC_SEQ_CST);
-    if (fd >= 0) give_back(fd);
-}
+void cbuserrors_give_room_back(void) { (void)give_back(); }
 
 int cbuserrors_room_was_given_back(void) { return room_given_back; }
 
@@ -92,9 +93,7 @@ static void mapping_path(unsigned long address, char *path, size_t size) {
 static void handler(int signal, siginfo_t *info, void *context) {
     (void)signal;
     (void)context;
-    int room = __atomic_exchange_n(&room_fd, -1, __ATOMIC_SEQ_CST);
-    if (room >= 0) {
-        give_back(room);
+    if (give_back()) {
         room_given_back = 1;
         return; /* the faulting write again, with room */
     }

@@ -144,8 +144,8 @@ public struct Repair {
             try catalog.database.prepare("SELECT 1 FROM saves WHERE path = ? AND status = 'saved' LIMIT 1")
         }
         let files = try Self.files(under: template.fixedDirectory, depth: template.depthBelowFixedDirectory)
-        // Made only for a name that is the run's in other letters' case (FAT after a power cut).
         let patternInAnyCase = pattern.ignoresCase()
+        // Made only for a name that is the run's in other letters' case (FAT after a power cut).
         lazy var listed = Set(files)
         lazy var recordedInAnyCase = Set(recorded.map { $0.lowercased() })
 

@@ -266,19 +266,14 @@ public final class BatchSaver: @unchecked Sendable {
     /// (cancelled, or the file system full on a fill); throws what failed.
     private func save(copy: Int, job: Int, of frame: FrameSaving, state: State) throws -> Bool {
         if cancellation.isCancelled { return false }
-        // A catalog that cannot take rows stops the saving at once.
-        do {
-            try recorder.checkHealthy()
-            if catalogReserve?.givenBackForAMappedFile == true {
-                throw CamrollError(.ioError, "no room for the catalog's WAL index", systemErrno: ENOSPC)
-            }
-        } catch let error as CamrollError where catalogReserve != nil && error.isNoSpace {
-            // The catalog met the full file system before a save did (or its WAL index did, and
-            // took the room kept for it): its rows are committed once that room is given back.
-            // The end of a fill all the same; any other run ends as it would had a save met it.
+        // The catalog met the full file system before a save did — a commit refused for space,
+        // or its WAL index, which took the room kept for it: its rows are committed once that
+        // room is given back. The end of a fill all the same; any other run ends as it would
+        // had a save met it.
+        func catalogFoundTheDiskFull(_ errno: Int32?) throws -> Bool {
             guard plan.fill else {
                 throw CamrollError(.ioError, "no space left on device on \(Directories.mountPoint(holding: catalogPath) ?? catalogPath), "
-                                   + "which holds the photos and the catalog", systemErrno: error.systemErrno)
+                                   + "which holds the photos and the catalog", systemErrno: errno)
             }
             state.lock.withLock {
                 state.progress.filled = true
@@ -286,6 +281,13 @@ public final class BatchSaver: @unchecked Sendable {
             }
             return false
         }
+        // A catalog that cannot take rows stops the saving at once.
+        do {
+            try recorder.checkHealthy()
+        } catch let error as CamrollError where catalogReserve != nil && error.isNoSpace {
+            return try catalogFoundTheDiskFull(error.systemErrno)
+        }
+        if catalogReserve?.givenBackForAMappedFile == true { return try catalogFoundTheDiskFull(ENOSPC) }
         let seq = (frame.frameIndex - 1) * plan.count + copy
         let path = plan.template.render(
             .init(seq: seq, seqWidth: frame.seqWidth, run: frame.runID, frame: frame.frameIndex,

@@ -47,7 +47,7 @@ enum Directories {
 
     /// The device of the file system that holds absolute `path` (for a path not made yet, the
     /// one its nearest existing parent is on).
-    static func device(holding path: String) -> dev_t? {
+    private static func device(holding path: String) -> dev_t? {
         nearestExisting(path)?.status.st_dev
     }
 

@@ -12,8 +12,15 @@ static inline uint8_t luma_full(int v) { return clamp_byte(((v - 16) * 76310 + 3
 static inline uint8_t chroma_full(int v) { return clamp_byte(((v - 16) * 74606 + 65536) >> 16); }
 
 /* Compiled twice, for AVX2 and for the x86-64 baseline, the one to run chosen when the library
- * loads (an ifunc): AVX2 takes twice the samples an instruction. */
-#if defined(__x86_64__) && defined(__clang__)
+ * loads (an ifunc): AVX2 takes twice the samples an instruction. Not under ThreadSanitizer,
+ * whose instrumented ifunc resolver runs before its runtime is set up and crashes the process
+ * at load. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CPIXELS_WITHOUT_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__clang__) && !defined(CPIXELS_WITHOUT_CLONES)
 #define CPIXELS_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define CPIXELS_VECTOR_CLONES

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import Synchronization
 
 /// `camroll snap`: opens the source and the catalog, runs the batch, maps the outcome to an
 /// exit status.
@@ -109,7 +108,7 @@ struct SnapCommand {
             sync: options.fsync, direct: options.direct)
         if options.direct && !options.global.quiet {
             // Once per directory, whichever of the jobs finds out.
-            let warned = Mutex<Set<String>>([])
+            let warned = Locked<Set<String>>([])
             writer.directRefused = { [console] message in
                 if warned.withLock({ $0.insert(message).inserted }) { console.warning(message) }
             }

@@ -49,7 +49,7 @@ public enum SignalWatcher {
         var onSecondSignal: (@Sendable (Int32) -> Void)?
     }
 
-    private static let stretch = Mutex<Stretch?>(nil)
+    private static let stretch = Locked<Stretch?>(nil)
     private static let started = Atomic<Bool>(false)
     /// SIGHUP: the terminal went away (or someone asks for a stop): treated as SIGTERM is.
     /// SIGWINCH only counts window changes, for whatever draws to fit the terminal.
@@ -60,7 +60,7 @@ public enum SignalWatcher {
     private static let windowChangeCount = Atomic<Int>(0)
     /// Run before any exit a signal causes: gives the terminal back (raw mode, alternate
     /// screen) when a full-screen view has taken it.
-    private static let beforeExit = Mutex<(@Sendable () -> Void)?>(nil)
+    private static let beforeExit = Locked<(@Sendable () -> Void)?>(nil)
 
     /// How many times the terminal window changed size (SIGWINCH) since the start.
     public static var windowChanges: Int { windowChangeCount.load(ordering: .relaxed) }

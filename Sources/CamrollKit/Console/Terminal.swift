@@ -14,7 +14,7 @@ public final class Console: Sendable {
     /// Colour (and pictures drawn with it) on stdout.
     public let useColorOnStdout: Bool
     /// Serialises writes: progress comes from the main loop, messages from the signal queue too.
-    private let lock = Mutex<Void>(())
+    private let lock = Locked<Void>(())
 
     public init(colorMode: ColorMode = .auto, environment: [String: String] = [:]) {
         self.colorMode = colorMode

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// `CAMROLL_TRACE=1`: when each phase of a command ended, counted from the moment the kernel
 /// started the process, printed to stderr as the process exits. What it is for: seeing where the
@@ -7,7 +6,7 @@ import Synchronization
 /// writing, rows) on a real machine or a VM, without a profiler.
 public enum Trace {
     public static let enabled = getenv("CAMROLL_TRACE").map { String(cString: $0) == "1" } ?? false
-    private static let marks = Mutex<[(phase: String, microseconds: Int)]>([])
+    private static let marks = Locked<[(phase: String, microseconds: Int)]>([])
 
     /// Records that `phase` has just ended.
     @inline(__always)

@@ -1,6 +1,5 @@
 import CLinux
 import Glibc
-import Synchronization
 
 /// Writes files so that a final name only ever holds a complete file, and without
 /// `--overwrite` never replaces one, with no check-then-write race. Two ways:
@@ -64,7 +63,7 @@ public final class AtomicFileWriter {
     private static let temporaryInfix = Array(".camroll-\(getpid())-".utf8)
     /// The kernel's random bytes (getrandom), fetched 4 KiB at a time: Swift's generator, and
     /// glibc 2.36's arc4random, make a system call for each name, one per save.
-    private static let randomBits = Mutex(RandomBits())
+    private static let randomBits = Locked(RandomBits())
 
     struct RandomBits: ~Copyable {
         private var pool = [UInt8](repeating: 0, count: 4096)
@@ -667,7 +666,7 @@ public final class WriteGate: Sendable {
         var stopped = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

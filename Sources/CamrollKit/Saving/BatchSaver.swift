@@ -226,7 +226,7 @@ public final class BatchSaver: @unchecked Sendable {
                     // Each job takes the next copy when it is free; the first error stops them all.
                     let next = Atomic<Int>(1)
                     let stopped = Atomic<Bool>(false)
-                    let firstError = Mutex<Error?>(nil)
+                    let firstError = Locked<Error?>(nil)
                     runOnThreads(writers.count) { [self] job in
                         while !stopped.load(ordering: .relaxed) {
                             let copy = next.wrappingAdd(1, ordering: .relaxed).oldValue

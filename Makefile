@@ -12,7 +12,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test vm-test vm-bench interrupt sweep race fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test vm-test vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -59,12 +59,13 @@ demo: release
 		"SELECT s.seq, s.path, s.bytes, s.xxh128, s.duration_us FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = (SELECT max(id) FROM runs)" 2>/dev/null || true
 
 # Everything CI runs: the Swift test suites, interruptions with repair, a sweep of random
-# options, the threaded work under ThreadSanitizer, every fuzz target for a minute, then the
-# real-kernel suite in qemu.
+# options, the threaded work under ThreadSanitizer, the suites again under AddressSanitizer,
+# every fuzz target for a minute, then the real-kernel suite in qemu.
 test: unit-test
 	$(MAKE) interrupt ROUNDS=56
 	$(MAKE) sweep SWEEP_RUNS=2000
 	$(MAKE) race
+	$(MAKE) asan
 	$(MAKE) fuzz FUZZ_SECONDS=60
 	$(MAKE) vm-test
 
@@ -89,6 +90,10 @@ sweep: build
 race: test-deps
 	swift build --sanitize=thread --scratch-path .build/tsan
 	python3 Tests/race/race.py .build/tsan/debug/camroll
+
+# The Swift suites again, camroll and the tests built under AddressSanitizer: any report fails.
+asan: test-deps
+	Tests/asan/run
 
 # libFuzzer over the MJPEG/JPEG/template/argument/value parsers, FUZZ_SECONDS a target.
 FUZZ_SECONDS ?= 600

@@ -456,7 +456,7 @@ import Testing
     /// every format, each line of the table aligned with the header. (Before, the whole table
     /// was built in memory first: 2.3 GB for two million saves; under this test's limit on the
     /// heap the listing died.)
-    @Test func aLargeRunIsListedInLittleMemory() throws {
+    @Test(memoryLimitsApply) func aLargeRunIsListedInLittleMemory() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, [], count: 100).status == 0)
         let copies = 1000
@@ -480,7 +480,7 @@ import Testing
     /// A run of many saves is checked in the memory of one batch of rows, not of them all (it
     /// took 1 GB for two million saves; under this test's limit on the heap it died), and every
     /// row is read: each batch starts where the last ended.
-    @Test func aLargeRunIsVerifiedInLittleMemory() throws {
+    @Test(memoryLimitsApply) func aLargeRunIsVerifiedInLittleMemory() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["-r", "64x48"], count: 100).status == 0)
         try addRows(dir, copies: 1000, renamed: false)
@@ -496,7 +496,7 @@ import Testing
     }
 
     /// A run of many saves is deleted in the memory of one batch, every row of it marked.
-    @Test func aLargeRunIsDeletedInLittleMemory() throws {
+    @Test(memoryLimitsApply) func aLargeRunIsDeletedInLittleMemory() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["-r", "64x48"], count: 100).status == 0)
         try addRows(dir, copies: 2000, renamed: true)

@@ -39,7 +39,7 @@ import Testing
     }
 
     /// A 460-byte JPEG whose frame header claims 60000x60000 once asked for 10.8 GB and trapped.
-    @Test func aJPEGClaimingAHugeSizeIsRefusedBeforeDecoding() throws {
+    @Test(memoryLimitsApply) func aJPEGClaimingAHugeSizeIsRefusedBeforeDecoding() throws {
         let dir = try TemporaryDirectory()
         #expect(try snap(dir, ["-d", "pattern", "-r", "64x48", "-o", dir.file("small.jpg")]).status == 0)
         try Data(jpegClaiming(width: 60000, height: 60000)).write(to: URL(fileURLWithPath: dir.file("huge.jpg")))

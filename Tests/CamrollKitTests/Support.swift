@@ -29,6 +29,13 @@ func repositoryFile(_ relativePath: String) -> String {
         .deletingLastPathComponent().appendingPathComponent(relativePath).path
 }
 
+/// True when the suites run under AddressSanitizer (`make asan` sets it). Its runtime reserves
+/// terabytes of address space and its heap is not malloc's, so a test that limits the process's
+/// memory (prlimit --as or --data) cannot run there: those tests are skipped, and say so.
+let underAddressSanitizer = ProcessInfo.processInfo.environment["CAMROLL_SANITIZER"] == "address"
+let memoryLimitsApply = Testing.ConditionTrait.disabled(
+    if: underAddressSanitizer, "a memory limit cannot apply under AddressSanitizer")
+
 /// Runs the built `camroll` binary, as a user would.
 struct CamrollBinary {
     struct Result {

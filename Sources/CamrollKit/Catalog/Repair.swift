@@ -271,11 +271,21 @@ public struct Repair {
             throw RegularFile.Problem.stopError(SystemError("opendir", path: directory), path: directory)
         }
         var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        // The name is read where it lies: an entry is only as long as its name, so copying
+        // `d_name` whole (256 bytes) reads past the last entry of readdir's buffer.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \.d_name)!
+        while true {
+            errno = 0
+            guard let entry = readdir(stream) else { break }
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
+        // readdir ends with NULL on an error too (a card failing mid-listing): not the end.
+        let listingError = errno
         closedir(stream)
+        if listingError != 0 {
+            throw RegularFile.Problem.stopError(SystemError("readdir", path: directory, errno: listingError), path: directory)
+        }
         var result: [String] = []
         for name in names {
             let path = directory == "/" ? "/" + name : directory + "/" + name

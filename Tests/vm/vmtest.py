@@ -25,9 +25,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CACHE = os.path.join(HERE, "cache")
-OUT = os.path.join(HERE, "out")
 SCENARIOS = os.path.join(HERE, "scenarios")
 TIMEOUT = int(os.environ.get("CAMROLL_VM_TIMEOUT", "240"))
+# CAMROLL_VM_SANITIZER=address: camroll built under AddressSanitizer (with the Swift runtime as
+# shared libraries, which the initramfs then carries), its reports written to the scenario's
+# output; a scenario with a report fails. `make vm-asan` sets it.
+SANITIZER = os.environ.get("CAMROLL_VM_SANITIZER", "")
+OUT = os.path.join(HERE, "out" + (f"-{SANITIZER}" if SANITIZER else ""))
 
 # vivid and what it needs, the virtio disk results come back on, and what the scenarios use
 # (fake-card: a loop device, device-mapper, ext4 and the crc32c it asks the crypto API for;
@@ -125,6 +129,14 @@ def module_closure(tree, release, names):
 
 def build_camroll():
     """camroll, release, with the Swift runtime linked in so the guest needs only C libraries."""
+    if SANITIZER:
+        # Not with the runtime linked in: under AddressSanitizer that build takes the buffer
+        # getcwd(NULL, 0) allocates for one ASan did not allocate, and aborts on its free.
+        log(f"building camroll (release, {SANITIZER} sanitizer, shared Swift runtime)")
+        scratch = os.path.join(ROOT, ".build", f"vm-{SANITIZER}")
+        run(["swift", "build", "-c", "release", f"--sanitize={SANITIZER}", "--scratch-path", scratch,
+             "--package-path", ROOT], stdout=subprocess.DEVNULL)
+        return os.path.join(scratch, "release", "camroll")
     log("building camroll (release, static Swift stdlib)")
     scratch = os.path.join(ROOT, ".build", "vm")
     run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", scratch,
@@ -219,6 +231,10 @@ def build_initramfs(tree, release, camroll, tools):
         f.write("root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000:alice:/tmp:/bin/sh\n")
     with open(os.path.join(root, "etc", "group"), "w") as f:
         f.write("root:x:0:\nvideo:x:44:\nalice:x:1000:\n")
+    if SANITIZER == "address":
+        # Read by guest-init.sh: every camroll in the guest reports to a file in $OUT.
+        with open(os.path.join(root, "etc", "sanitizer-options"), "w") as f:
+            f.write("ASAN_OPTIONS=detect_leaks=0:log_path=/out/sanitizer-report\n")
     init = os.path.join(root, "init")
     shutil.copy2(os.path.join(HERE, "guest-init.sh"), init)
     os.chmod(init, 0o755)
@@ -312,8 +328,14 @@ def main():
             result = subprocess.run([check, os.path.join(workdir, "guest")], capture_output=True, text=True)
             with open(os.path.join(workdir, "check.log"), "w") as f:
                 f.write(result.stdout + result.stderr)
+            reports = sorted(glob.glob(os.path.join(workdir, "guest", "sanitizer-report*")))
             if result.returncode != 0:
                 reason = "check failed:\n" + (result.stdout + result.stderr).strip()
+            if reports:
+                summaries = {line.strip() for path in reports for line in open(path, errors="replace")
+                             if line.startswith("SUMMARY")}
+                reason = (reason + "\n" if reason else "") + f"{len(reports)} sanitizer report(s) in " \
+                    f"{os.path.join(workdir, 'guest')}:\n" + "\n".join(sorted(summaries))
             elif benchmark:
                 print(result.stdout, end="", flush=True)
         if reason is None:

@@ -862,6 +862,38 @@ extension StorageTests {
         #expect(plain.status == 0, "\(plain.stderr)")
     }
 
+    /// A directory that cannot be listed while a killed run is repaired — a card failing as it
+    /// is read — stops the repair with that error, the run left open for a repair once the card
+    /// reads again. (readdir ends with NULL on an error as at the end; taking it for the end, the
+    /// repair recorded none of the run's last files and closed the run: they stayed unrecorded.)
+    @Test(.enabled(if: faultFSCanRun, "needs root, /dev/fuse and python3-fusepy"))
+    func aDirectoryThatCannotBeListedStopsTheRepair() throws {
+        let dir = try TemporaryDirectory()
+        try Self.withFaultFS(dir, ["--listings-fail"]) { card, backing in
+            let catalog = dir.file("c.sqlite3")
+            let (process, _) = try CamrollBinary.startSaving(
+                ["-d", "pattern", "-r", "64x48", "-n", "100000", "--json", "-o", card + "/out/{seq}.jpg", "--db", catalog])
+            usleep(300_000)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let failing = backing + "/.listings-fail"
+            #expect(FileManager.default.createFile(atPath: failing, contents: nil))
+            let stopped = try CamrollBinary.run(["verify", "--repair", "--db", catalog])
+            #expect(stopped.status == 74, "\(stopped.stdout)\(stopped.stderr)")
+            #expect(stopped.stderr.hasPrefix("camroll: error: cannot read \(card)/out: Input/output error\n"), "\(stopped.stderr)")
+            #expect(try CatalogReader(catalog).text("SELECT status FROM runs") == "running")
+
+            try FileManager.default.removeItem(atPath: failing)
+            let repaired = try CamrollBinary.run(["verify", "--repair", "--db", catalog])
+            #expect(repaired.status == 0, "\(repaired.stdout)\(repaired.stderr)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: backing + "/out").filter { $0.hasSuffix(".jpg") }
+            let reader = try CatalogReader(catalog)
+            #expect(!files.isEmpty)
+            #expect(try reader.int("SELECT count(*) FROM saves WHERE status = 'saved'") == files.count)
+            #expect(try reader.text("SELECT status FROM runs") == "failed")
+        }
+    }
+
     /// A FUSE file system that says its space is unlimited (2^64-1 blocks, as servers for cloud
     /// storage say it): a fill there, bounded, saves and says so, the space left the most an Int
     /// holds. (Blocks times block size trapped in Swift before: "Not enough bits to represent

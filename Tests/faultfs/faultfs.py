@@ -5,9 +5,11 @@ fsync of a directory fails with EIO — what a dying card does to the last step 
 everything, as FUSE servers for cloud storage say "unlimited", and directories sync. With
 --renames-find-nothing every rename says ENOENT, as FAT does on a card that fails as it is read
 (it cannot tell a directory it cannot read from a name not in it); with --directories-sync too,
-the card is well and the file was removed by something else. For the storage tests; not a tool.
+the card is well and the file was removed by something else. With --listings-fail, listing a
+directory fails with EIO while a file .listings-fail is at the top of DIR (a card that fails as
+it is read, and reads again once it is taken out and put back). For the storage tests; not a tool.
 
-    faultfs.py [--unlimited-space] [--renames-find-nothing] [--directories-sync] DIR MOUNTPOINT
+    faultfs.py [--unlimited-space] [--renames-find-nothing] [--directories-sync] [--listings-fail] DIR MOUNTPOINT
         (runs in the foreground until unmounted)
 """
 import errno
@@ -23,6 +25,7 @@ class Misbehaving(Operations):
         self.unlimited_space = "--unlimited-space" in options
         self.renames_find_nothing = "--renames-find-nothing" in options
         self.directories_sync = self.unlimited_space or "--directories-sync" in options
+        self.listings_fail = "--listings-fail" in options
 
     def _path(self, path):
         return os.path.join(self.root, path.lstrip("/"))
@@ -37,6 +40,8 @@ class Misbehaving(Operations):
             raise FuseOSError(errno.EACCES)
 
     def readdir(self, path, fh):
+        if self.listings_fail and os.path.exists(os.path.join(self.root, ".listings-fail")):
+            raise FuseOSError(errno.EIO)
         return [".", ".."] + os.listdir(self._path(path))
 
     def statfs(self, path):

@@ -151,7 +151,7 @@ def main():
             steps.run("an overrun beside its catalog, --jobs 4",
                       ["snap", "-d", "pattern", "-r", "320x240", "-n", "20000", "--jobs", "4",
                        "-o", "card/run/{seq}.jpg", "--db", "card/c.db", "--quiet"], expect=74)
-            steps.run("verify on the full card", ["verify", "--repair", "--db", "card/c.db", "--quiet"])
+            steps.run("verify --repair on the full card", ["verify", "--repair", "--db", "card/c.db", "--quiet"])
         finally:
             subprocess.run(["umount", card])
     else:

@@ -18,6 +18,7 @@ import argparse
 import glob
 import http.server
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -40,7 +41,7 @@ class Steps:
         `terminal`), and records a failure unless it exits with `expect`."""
         command = [self.camroll, *arguments]
         if terminal:
-            command = ["script", "-qec", " ".join(f"'{a}'" for a in command), "/dev/null"]
+            command = ["script", "-qec", shlex.join(command), "/dev/null"]
         done = subprocess.run(command, cwd=self.work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=600)
         self.check(name, done.returncode, expect, done.stderr)
 

@@ -128,7 +128,8 @@ def module_closure(tree, release, names):
 
 
 def build_camroll():
-    """camroll, release, with the Swift runtime linked in so the guest needs only C libraries."""
+    """camroll, release, with the Swift runtime linked in so the guest needs only C libraries;
+    under a sanitizer, with the runtime as shared libraries (the initramfs takes them by ldd)."""
     if SANITIZER:
         # Not with the runtime linked in: under AddressSanitizer that build takes the buffer
         # getcwd(NULL, 0) allocates for one ASan did not allocate, and aborts on its free.

@@ -12,7 +12,7 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    func withLock<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
@@ -30,8 +30,6 @@ final class Locked<Value: ~Copyable>: @unchecked Sendable {
     init(_ value: consuming Value) { self.value = value }
 
     func withLock<T, E: Error>(_ body: (inout Value) throws(E) -> T) throws(E) -> T {
-        pthread_mutex_lock(lock.mutex)
-        defer { pthread_mutex_unlock(lock.mutex) }
-        return try body(&value)
+        try lock.withLock { () throws(E) -> T in try body(&value) }
     }
 }

@@ -27,9 +27,10 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 CACHE = os.path.join(HERE, "cache")
 SCENARIOS = os.path.join(HERE, "scenarios")
 TIMEOUT = int(os.environ.get("CAMROLL_VM_TIMEOUT", "240"))
-# CAMROLL_VM_SANITIZER=address: camroll built under AddressSanitizer (with the Swift runtime as
-# shared libraries, which the initramfs then carries), its reports written to the scenario's
-# output; a scenario with a report fails. `make vm-asan` sets it.
+# CAMROLL_VM_SANITIZER=address or thread: camroll built under AddressSanitizer or
+# ThreadSanitizer (with the Swift runtime as shared libraries, which the initramfs then
+# carries), its reports written to the scenario's output; a scenario with a report fails.
+# `make vm-asan` and `make vm-tsan` set it.
 SANITIZER = os.environ.get("CAMROLL_VM_SANITIZER", "")
 OUT = os.path.join(HERE, "out" + (f"-{SANITIZER}" if SANITIZER else ""))
 
@@ -232,10 +233,12 @@ def build_initramfs(tree, release, camroll, tools):
         f.write("root:x:0:0:root:/root:/bin/sh\nalice:x:1000:1000:alice:/tmp:/bin/sh\n")
     with open(os.path.join(root, "etc", "group"), "w") as f:
         f.write("root:x:0:\nvideo:x:44:\nalice:x:1000:\n")
-    if SANITIZER == "address":
+    if SANITIZER:
         # Read by guest-init.sh: every camroll in the guest reports to a file in $OUT.
+        options = {"address": "ASAN_OPTIONS=detect_leaks=0:log_path=/out/sanitizer-report",
+                   "thread": "TSAN_OPTIONS=log_path=/out/sanitizer-report"}[SANITIZER]
         with open(os.path.join(root, "etc", "sanitizer-options"), "w") as f:
-            f.write("ASAN_OPTIONS=detect_leaks=0:log_path=/out/sanitizer-report\n")
+            f.write(options + "\n")
     init = os.path.join(root, "init")
     shutil.copy2(os.path.join(HERE, "guest-init.sh"), init)
     os.chmod(init, 0o755)
@@ -274,6 +277,10 @@ def boot(kernel, initramfs, scenario, extra_cmdline, workdir, timeout=TIMEOUT):
         command += ["-drive", f"file={programs},format=raw,if=virtio,readonly=on"]
     if not kvm_usable():
         command[command.index("-smp") + 1] = "1"
+    if SANITIZER == "thread":
+        # ThreadSanitizer's runtime is built with AVX, which TCG's default CPU model lacks
+        # (every process died of SIGILL as it started).
+        command += ["-cpu", "max"]
     begin = time.monotonic()
     try:
         subprocess.run(command, timeout=timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
@@ -289,6 +296,22 @@ def boot(kernel, initramfs, scenario, extra_cmdline, workdir, timeout=TIMEOUT):
     if programs:
         os.remove(programs)
     return finished, seconds
+
+
+def symbolized(summary, binary):
+    """A sanitizer's SUMMARY line from the guest, which has no symbolizer, with the function and
+    source line of its camroll address found on the host in the unstripped build."""
+    match = re.search(r"\(/usr/bin/camroll\+(0x[0-9a-f]+)\)", summary)
+    symbolizer = shutil.which("llvm-symbolizer")
+    if match is None or symbolizer is None:
+        return summary
+    found = subprocess.run([symbolizer, f"--obj={binary}", "--inlining=false", match.group(1)],
+                           capture_output=True, text=True).stdout.split("\n")
+    if len(found) < 2 or found[0] in ("", "??"):
+        return summary
+    function = subprocess.run(["swift", "demangle", "--simplified", "--compact", found[0]],
+                              capture_output=True, text=True).stdout.strip() or found[0]
+    return f"{summary}\n    in {function} ({found[1].replace(ROOT + '/', '')})"
 
 
 def main():
@@ -333,7 +356,7 @@ def main():
             if result.returncode != 0:
                 reason = "check failed:\n" + (result.stdout + result.stderr).strip()
             if reports:
-                summaries = {line.strip() for path in reports for line in open(path, errors="replace")
+                summaries = {symbolized(line.strip(), camroll) for path in reports for line in open(path, errors="replace")
                              if line.startswith("SUMMARY")}
                 reason = (reason + "\n" if reason else "") + f"{len(reports)} sanitizer report(s) in " \
                     f"{os.path.join(workdir, 'guest')}:\n" + "\n".join(sorted(summaries))

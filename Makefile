@@ -94,7 +94,8 @@ race: test-deps
 	swift build --sanitize=thread --scratch-path .build/tsan
 	python3 Tests/race/race.py .build/tsan/debug/camroll
 
-# The Swift suites again, camroll and the tests built under AddressSanitizer: any report fails.
+# The Swift suites again, camroll and the tests built under AddressSanitizer (and the C shims
+# under UndefinedBehaviorSanitizer too): any report fails.
 asan: test-deps
 	Tests/asan/run
 

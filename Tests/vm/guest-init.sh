@@ -16,8 +16,11 @@ modprobe vivid ${vivid_opts:-n_devs=1 node_types=0x1 num_inputs=1 input_types=0x
 for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e /dev/video0 ] && [ -e /dev/vda ] && break; sleep 0.2; done
 
 export OUT=/out
-# A sanitizer build (make vm-asan): its options, for every process of the scenario.
-if [ -f /etc/sanitizer-options ]; then export "$(cat /etc/sanitizer-options)"; fi
+# A sanitizer build (make vm-asan, make vm-tsan): its options, one a line, for every process of
+# the scenario.
+if [ -f /etc/sanitizer-options ]; then
+    while read -r option; do export "$option"; done </etc/sanitizer-options
+fi
 echo "camroll-vm: scenario ${scenario}"
 cd /tmp
 sh "/scenarios/${scenario}/guest.sh" >/out/guest.log 2>&1

@@ -33,6 +33,23 @@ TIMEOUT = int(os.environ.get("CAMROLL_VM_TIMEOUT", "240"))
 # `make vm-asan` and `make vm-tsan` set it.
 SANITIZER = os.environ.get("CAMROLL_VM_SANITIZER", "")
 OUT = os.path.join(HERE, "out" + (f"-{SANITIZER}" if SANITIZER else ""))
+# What each sanitizer needs: more build flags, the options every guest process gets (read by
+# guest-init.sh, each writing its reports into $OUT), more qemu arguments.
+SANITIZERS = {
+    # The C shims checked for undefined behaviour too: ASan's runtime carries UBSan's handlers,
+    # as in `make asan`.
+    "address": {"build": ["-Xcc", "-fsanitize=undefined"],
+                "options": ["ASAN_OPTIONS=detect_leaks=0:log_path=/out/sanitizer-report",
+                            "UBSAN_OPTIONS=log_path=/out/sanitizer-report"],
+                "qemu": []},
+    # ThreadSanitizer's runtime is built with AVX, which TCG's default CPU model lacks (every
+    # process died of SIGILL as it started).
+    "thread": {"build": [],
+               "options": ["TSAN_OPTIONS=log_path=/out/sanitizer-report"],
+               "qemu": ["-cpu", "max"]},
+}
+if SANITIZER and SANITIZER not in SANITIZERS:
+    sys.exit(f"vm: CAMROLL_VM_SANITIZER={SANITIZER}: not one of {', '.join(SANITIZERS)}")
 
 # vivid and what it needs, the virtio disk results come back on, and what the scenarios use
 # (fake-card: a loop device, device-mapper, ext4 and the crc32c it asks the crypto API for;
@@ -136,11 +153,8 @@ def build_camroll():
         # getcwd(NULL, 0) allocates for one ASan did not allocate, and aborts on its free.
         log(f"building camroll (release, {SANITIZER} sanitizer, shared Swift runtime)")
         scratch = os.path.join(ROOT, ".build", f"vm-{SANITIZER}")
-        # Under AddressSanitizer the C shims are checked for undefined behaviour too (its runtime
-        # carries UBSan's handlers), as in `make asan`.
-        undefined = ["-Xcc", "-fsanitize=undefined"] if SANITIZER == "address" else []
-        run(["swift", "build", "-c", "release", f"--sanitize={SANITIZER}", *undefined, "--scratch-path", scratch,
-             "--package-path", ROOT], stdout=subprocess.DEVNULL)
+        run(["swift", "build", "-c", "release", f"--sanitize={SANITIZER}", *SANITIZERS[SANITIZER]["build"],
+             "--scratch-path", scratch, "--package-path", ROOT], stdout=subprocess.DEVNULL)
         return os.path.join(scratch, "release", "camroll")
     log("building camroll (release, static Swift stdlib)")
     scratch = os.path.join(ROOT, ".build", "vm")
@@ -237,12 +251,8 @@ def build_initramfs(tree, release, camroll, tools):
     with open(os.path.join(root, "etc", "group"), "w") as f:
         f.write("root:x:0:\nvideo:x:44:\nalice:x:1000:\n")
     if SANITIZER:
-        # Read by guest-init.sh: every camroll in the guest reports to a file in $OUT.
-        options = {"address": ["ASAN_OPTIONS=detect_leaks=0:log_path=/out/sanitizer-report",
-                               "UBSAN_OPTIONS=log_path=/out/sanitizer-report"],
-                   "thread": ["TSAN_OPTIONS=log_path=/out/sanitizer-report"]}[SANITIZER]
         with open(os.path.join(root, "etc", "sanitizer-options"), "w") as f:
-            f.write("".join(option + "\n" for option in options))
+            f.write("".join(option + "\n" for option in SANITIZERS[SANITIZER]["options"]))
     init = os.path.join(root, "init")
     shutil.copy2(os.path.join(HERE, "guest-init.sh"), init)
     os.chmod(init, 0o755)
@@ -281,10 +291,8 @@ def boot(kernel, initramfs, scenario, extra_cmdline, workdir, timeout=TIMEOUT):
         command += ["-drive", f"file={programs},format=raw,if=virtio,readonly=on"]
     if not kvm_usable():
         command[command.index("-smp") + 1] = "1"
-    if SANITIZER == "thread":
-        # ThreadSanitizer's runtime is built with AVX, which TCG's default CPU model lacks
-        # (every process died of SIGILL as it started).
-        command += ["-cpu", "max"]
+    if SANITIZER:
+        command += SANITIZERS[SANITIZER]["qemu"]
     begin = time.monotonic()
     try:
         subprocess.run(command, timeout=timeout, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
@@ -364,7 +372,7 @@ def main():
                              if line.startswith("SUMMARY")}
                 reason = (reason + "\n" if reason else "") + f"{len(reports)} sanitizer report(s) in " \
                     f"{os.path.join(workdir, 'guest')}:\n" + "\n".join(sorted(summaries))
-            elif benchmark:
+            if reason is None and benchmark:
                 print(result.stdout, end="", flush=True)
         if reason is None:
             passed.append(name)

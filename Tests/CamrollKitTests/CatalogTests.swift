@@ -107,8 +107,89 @@ import Testing
         #expect(throws: DatabaseError.self) { try catalog.database.execute("UPDATE saves SET status = 'bogus'") }
     }
 
+    /// Batches of every size up to past two of the largest insert statement (64 rows) and its
+    /// remainders: every row in the catalog once, with its own values, in order; the texts
+    /// (lent to SQLite, not copied) each row's own, an empty one empty; a path saved twice in
+    /// one batch, on either side of a statement's boundary, replaced.
+    @Test func batchesOfAnySizeRecordEveryRowWithItsValues() throws {
+        let dir = try TemporaryDirectory()
+        let catalog = try Catalog(path: dir.file("c.sqlite3"))
+        let runID = try catalog.beginRun(.init(
+            uuid: "r", startedAt: Date(), command: "snap", device: "pattern", requestedCount: 1, requestedFrames: 1,
+            outputTemplate: "/p/{seq}.jpg"))
+        let captureID = try catalog.addCapture(.init(
+            runID: runID, uuid: "c", capturedAt: Date(), pixelFormat: "YUYV", width: 2, height: 2, jpegBytes: 10,
+            xxh128: "h"))
+        var seq = 0
+        var expected: [String] = []
+        for size in [1, 2, 3, 4, 5, 15, 16, 17, 63, 64, 65, 85, 150] {
+            var batch: [Catalog.NewSave] = []
+            for index in 0..<size {
+                seq += 1
+                let row = Catalog.NewSave(
+                    captureID: captureID, seq: seq, path: "/p/\(seq)-é.jpg", bytes: seq * 3, xxh128: index == 2 ? "" : "h\(seq)",
+                    savedAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(seq)), durationMicroseconds: seq * 7,
+                    synced: seq % 2 == 0, job: seq % 3 == 0 ? nil : seq % 3)
+                batch.append(row)
+                expected.append("\(seq)|/p/\(seq)-é.jpg|\(seq * 3)|\(index == 2 ? "" : "h\(seq)")|"
+                    + "\(Timestamp.iso8601(row.savedAt))|\(seq * 7)|\(seq % 2 == 0 ? 1 : 0)|\(seq % 3 == 0 ? "-" : "\(seq % 3)")|saved")
+            }
+            try catalog.recordSaves(batch)
+        }
+        // 64 rows, the 64th's path again as the 65th: the first statement's last row replaced
+        // by the next statement's first.
+        let again = (1...65).map { index in
+            Catalog.NewSave(captureID: captureID, seq: seq + index, path: index == 65 ? "/p/again-64" : "/p/again-\(index)",
+                            bytes: 1, xxh128: "x", savedAt: Date(), durationMicroseconds: 1, synced: false)
+        }
+        try catalog.recordSaves(again)
+        let rows = try catalog.database.prepare(
+            "SELECT seq, path, bytes, xxh128, saved_at, duration_us, synced, coalesce(job, '-'), status FROM saves ORDER BY id")
+        var seen: [String] = []
+        while try rows.step() {
+            seen.append((0..<9).map { rows.text(Int32($0)) ?? "NULL" }.joined(separator: "|"))
+        }
+        #expect(seen.count == expected.count + 65)
+        #expect(Array(seen.prefix(expected.count)) == expected)
+        #expect(try catalog.database.scalarText("SELECT status FROM saves WHERE seq = \(seq + 64)") == "replaced")
+        #expect(try catalog.database.scalarText("SELECT status FROM saves WHERE seq = \(seq + 65)") == "saved")
+        #expect(try catalog.database.scalarInt("SELECT count(*) FROM saves WHERE status = 'replaced'") == 1)
+    }
+
     @Test func timestampsAreISO8601UTCWithMilliseconds() {
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 1_764_693_005.1239)) == "2025-12-02T16:30:05.123Z")
         #expect(Timestamp.iso8601(Date(timeIntervalSince1970: 0)) == "1970-01-01T00:00:00.000Z")
+    }
+
+    /// The hand-made calendar against glibc's gmtime_r and strftime, over the whole range the
+    /// format can write (leap years, centuries, 1 BC's neighbours, the last day of 9999) and
+    /// around the epoch, and back through the parser.
+    @Test func timestampsAgreeWithGmtimeOverTheirRange() {
+        var generator = SystemRandomNumberGenerator()
+        let edges: [Int] = [0, -1, 86_399, 86_400, -86_400, -86_401, 951_782_400, 951_868_799,
+                            4_107_542_400, -2_203_891_200, Int(Timestamp.earliest), Int(Timestamp.latest)]
+        let whole = edges + (0..<20_000).map { _ in
+            Int.random(in: Int(Timestamp.earliest)...Int(Timestamp.latest), using: &generator)
+        }
+        for second in whole {
+            var time = time_t(second)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            var buffer = [CChar](repeating: 0, count: 32)
+            strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
+            let expected = String(cString: buffer).leftPadded(toYearDigits: 4) + ".000Z"
+            let written = Timestamp.iso8601(Date(timeIntervalSince1970: Double(second)))
+            #expect(written == expected, "\(second)")
+            #expect(Timestamp.seconds(ofISO8601: written) == Double(second), "\(written)")
+            if written != expected { break }
+        }
+    }
+}
+
+private extension String {
+    /// strftime's %Y writes years before 1000 without leading zeros.
+    func leftPadded(toYearDigits digits: Int) -> String {
+        let year = prefix { $0 != "-" }
+        return String(repeating: "0", count: max(0, digits - year.count)) + self
     }
 }

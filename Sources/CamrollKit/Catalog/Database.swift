@@ -168,6 +168,51 @@ public final class Statement {
         return self
     }
 
+    /// Binds `values` and runs the statement to completion, lending SQLite the texts where
+    /// `bind` has it copy each one (an allocation and a free a text): they are laid end to end
+    /// in one buffer that outlives the run, and the bindings are cleared before it goes. For
+    /// statements run once a row, such as the save rows' inserts.
+    public func run(lending values: [SQLValue]) throws {
+        var texts: [UInt8] = []
+        var textStarts: [Int] = []
+        for case .text(let text) in values {
+            textStarts.append(texts.count)
+            texts.append(contentsOf: text.utf8)
+        }
+        textStarts.append(texts.count)
+        texts.append(0)  // never empty, so that every text, even an empty one, has an address
+        try texts.withUnsafeBufferPointer { texts in
+            let base = UnsafeRawPointer(texts.baseAddress!).assumingMemoryBound(to: CChar.self)
+            sqlite3_reset(handle)
+            defer {
+                sqlite3_reset(handle)
+                sqlite3_clear_bindings(handle)
+            }
+            if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
+            var textIndex = 0
+            for (offset, value) in values.enumerated() {
+                let index = Int32(offset + 1)
+                let status: Int32
+                switch value {
+                case .null: status = sqlite3_bind_null(handle, index)
+                case .int(let v): status = sqlite3_bind_int64(handle, index, Int64(v))
+                case .double(let v): status = sqlite3_bind_double(handle, index, v)
+                case .text:
+                    let start = textStarts[textIndex], end = textStarts[textIndex + 1]
+                    textIndex += 1
+                    // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
+                    status = sqlite3_bind_text(handle, index, base + start, Int32(end - start), nil)
+                case .blob(let v):
+                    status = v.withUnsafeBytes {
+                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient())
+                    }
+                }
+                try database.check(status, sql: sql)
+            }
+            try run()
+        }
+    }
+
     /// Advances to the next row; false when there are no more.
     @discardableResult
     public func step() throws -> Bool {

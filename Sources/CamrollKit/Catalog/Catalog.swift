@@ -546,7 +546,7 @@ public final class Catalog {
             let statement = try insertSaves[count] ?? database.prepare(
                 """
                 INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job)
-                VALUES \(repeatElement("(?, ?, ?, ?, ?, ?, ?, ?, 'saved', ?)", count: count).joined(separator: ", "))
+                VALUES \(Self.savedRowValues)\(String(repeating: ", " + Self.savedRowValues, count: count - 1))
                 """)
             insertSaves[count] = statement
             var values: [SQLValue] = []
@@ -563,7 +563,7 @@ public final class Catalog {
                 values.append(.int(save.synced ? 1 : 0))
                 values.append(.optional(save.job))
             }
-            try statement.run(lending: values)
+            try statement.bind(values).run()
             start += count
         }
     }
@@ -572,4 +572,5 @@ public final class Catalog {
     /// fits, so that one photo's row prepares only the one-row statement (a statement prepared
     /// is SQLite's parser and code generator run, which one photo's time to its file pays).
     private static let rowsPerInsert = [64, 16, 4, 1]
+    private static let savedRowValues = "(?, ?, ?, ?, ?, ?, ?, ?, 'saved', ?)"
 }

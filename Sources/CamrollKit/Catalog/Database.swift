@@ -134,7 +134,15 @@ public final class Statement {
         self.sql = sql
     }
 
-    deinit { sqlite3_finalize(handle) }
+    /// The bytes of the texts bound now, end to end, which SQLite reads where they are
+    /// (SQLITE_STATIC) until the next `bind`, instead of copying each into an allocation of its
+    /// own and freeing it (the catalog's thread binds three texts a save row).
+    private var boundTexts = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+
+    deinit {
+        sqlite3_finalize(handle)
+        boundTexts.deallocate()
+    }
 
     /// Binds values to ?1, ?2, … in order, after resetting the statement.
     @discardableResult
@@ -145,8 +153,19 @@ public final class Statement {
     @discardableResult
     public func bind(_ values: [SQLValue]) throws -> Statement {
         sqlite3_reset(handle)
-        // Values of an earlier run left in parameters this one does not set would be used again.
-        if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
+        // One byte more a text, so that an empty one has an address too (a null one binds NULL).
+        var textBytes = 0
+        for case .text(let text) in values { textBytes += text.utf8.count + 1 }
+        if textBytes > boundTexts.count {
+            // Nothing may be left bound to the buffer that goes.
+            sqlite3_clear_bindings(handle)
+            boundTexts.deallocate()
+            boundTexts = .allocate(byteCount: max(textBytes, 2 * boundTexts.count, 256), alignment: 1)
+        } else if values.count < sqlite3_bind_parameter_count(handle) {
+            // Values of an earlier run left in parameters this one does not set would be used again.
+            sqlite3_clear_bindings(handle)
+        }
+        var textOffset = 0
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -155,9 +174,14 @@ public final class Statement {
             case .int(let v): status = sqlite3_bind_int64(handle, index, Int64(v))
             case .double(let v): status = sqlite3_bind_double(handle, index, v)
             case .text(let v):
-                // withCString lends a native string's own bytes; passing `v` as an argument
-                // would copy it into a new array first (a save row binds four texts).
-                status = v.withCString { sqlite3_bind_text(handle, index, $0, -1, csqlite_transient()) }
+                let start = boundTexts.baseAddress! + textOffset
+                let count = v.utf8.count
+                if count > 0, v.utf8.withContiguousStorageIfAvailable({ start.copyMemory(from: $0.baseAddress!, byteCount: count) }) == nil {
+                    for (position, byte) in v.utf8.enumerated() { start.storeBytes(of: byte, toByteOffset: position, as: UInt8.self) }
+                }
+                textOffset += count + 1
+                // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
+                status = sqlite3_bind_text(handle, index, start.assumingMemoryBound(to: CChar.self), Int32(count), nil)
             case .blob(let v):
                 status = v.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient())
@@ -166,51 +190,6 @@ public final class Statement {
             try database.check(status, sql: sql)
         }
         return self
-    }
-
-    /// Binds `values` and runs the statement to completion, lending SQLite the texts where
-    /// `bind` has it copy each one (an allocation and a free a text): they are laid end to end
-    /// in one buffer that outlives the run, and the bindings are cleared before it goes. For
-    /// statements run once a row, such as the save rows' inserts.
-    public func run(lending values: [SQLValue]) throws {
-        var texts: [UInt8] = []
-        var textStarts: [Int] = []
-        for case .text(let text) in values {
-            textStarts.append(texts.count)
-            texts.append(contentsOf: text.utf8)
-        }
-        textStarts.append(texts.count)
-        texts.append(0)  // never empty, so that every text, even an empty one, has an address
-        try texts.withUnsafeBufferPointer { texts in
-            let base = UnsafeRawPointer(texts.baseAddress!).assumingMemoryBound(to: CChar.self)
-            sqlite3_reset(handle)
-            defer {
-                sqlite3_reset(handle)
-                sqlite3_clear_bindings(handle)
-            }
-            if values.count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
-            var textIndex = 0
-            for (offset, value) in values.enumerated() {
-                let index = Int32(offset + 1)
-                let status: Int32
-                switch value {
-                case .null: status = sqlite3_bind_null(handle, index)
-                case .int(let v): status = sqlite3_bind_int64(handle, index, Int64(v))
-                case .double(let v): status = sqlite3_bind_double(handle, index, v)
-                case .text:
-                    let start = textStarts[textIndex], end = textStarts[textIndex + 1]
-                    textIndex += 1
-                    // A nil destructor is SQLITE_STATIC: SQLite reads the bytes where they are.
-                    status = sqlite3_bind_text(handle, index, base + start, Int32(end - start), nil)
-                case .blob(let v):
-                    status = v.withUnsafeBytes {
-                        sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), csqlite_transient())
-                    }
-                }
-                try database.check(status, sql: sql)
-            }
-            try run()
-        }
     }
 
     /// Advances to the next row; false when there are no more.

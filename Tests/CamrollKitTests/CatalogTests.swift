@@ -99,10 +99,14 @@ import Testing
         try catalog.database.execute("UPDATE saves SET status = 'deleted' WHERE seq = 4")
         // A second batch replaces rows of the first (b) but not a deleted one (d).
         try catalog.recordSaves([save(5, "/p/b.jpg"), save(6, "/p/c.jpg"), save(7, "/p/d.jpg")])
+        // Batches of one row (a single photo's) take another statement: the same marks.
+        try catalog.recordSaves([save(8, "/p/c.jpg")])
+        try catalog.recordSaves([save(9, "/p/d.jpg")])
+        try catalog.recordSaves([save(10, "/p/e.jpg")])
         let statuses = try catalog.database.prepare("SELECT status FROM saves ORDER BY seq")
         var seen: [String] = []
         while try statuses.step() { seen.append(statuses.text(0) ?? "") }
-        #expect(seen == ["replaced", "replaced", "saved", "deleted", "saved", "saved", "saved"])
+        #expect(seen == ["replaced", "replaced", "saved", "deleted", "saved", "replaced", "replaced", "saved", "saved", "saved"])
         #expect(try catalog.database.scalarInt("PRAGMA ignore_check_constraints") == 0)
         #expect(throws: DatabaseError.self) { try catalog.database.execute("UPDATE saves SET status = 'bogus'") }
     }

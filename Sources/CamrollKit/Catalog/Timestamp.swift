@@ -18,8 +18,7 @@ public enum Timestamp {
 
     /// "YYYY-MM-DDTHH:MM:SS.mmmZ", digit by digit into a buffer on the stack: this runs once
     /// a save on the catalog's thread, where gmtime_r (which takes glibc's time-zone lock) and a
-    /// byte array to decode cost ~1 900 instructions a row (callgrind), a fifth of what camroll
-    /// itself did for a row.
+    /// byte array to decode cost ~1 900 instructions a row (callgrind).
     private static func iso8601(seconds: Double) -> String {
         let whole = Int(seconds.rounded(.down))
         let days = whole >= 0 ? whole / 86_400 : (whole - 86_399) / 86_400

@@ -84,13 +84,7 @@ import Testing
     /// `replaced`, a deleted one left so — and the check holds again for the next statement.
     @Test func savesRecordedInABatchLeaveTheStatusCheckOn() throws {
         let dir = try TemporaryDirectory()
-        let catalog = try Catalog(path: dir.file("c.sqlite3"))
-        let runID = try catalog.beginRun(.init(
-            uuid: "r", startedAt: Date(), command: "snap", device: "pattern", requestedCount: 3, requestedFrames: 1,
-            outputTemplate: "/p/{seq}.jpg"))
-        let captureID = try catalog.addCapture(.init(
-            runID: runID, uuid: "c", capturedAt: Date(), pixelFormat: "YUYV", width: 2, height: 2, jpegBytes: 10,
-            xxh128: "h"))
+        let (catalog, captureID) = try catalogWithOneCapture(in: dir)
         let save = { (seq: Int, path: String) in
             Catalog.NewSave(captureID: captureID, seq: seq, path: path, bytes: 10, xxh128: "h", savedAt: Date(),
                             durationMicroseconds: 1, synced: false)
@@ -113,17 +107,11 @@ import Testing
 
     /// Batches of every size up to past two of the largest insert statement (64 rows) and its
     /// remainders: every row in the catalog once, with its own values, in order; the texts
-    /// (lent to SQLite, not copied) each row's own, an empty one empty; a path saved twice in
+    /// (bound in place, not copied) each row's own, an empty one empty; a path saved twice in
     /// one batch, on either side of a statement's boundary, replaced.
     @Test func batchesOfAnySizeRecordEveryRowWithItsValues() throws {
         let dir = try TemporaryDirectory()
-        let catalog = try Catalog(path: dir.file("c.sqlite3"))
-        let runID = try catalog.beginRun(.init(
-            uuid: "r", startedAt: Date(), command: "snap", device: "pattern", requestedCount: 1, requestedFrames: 1,
-            outputTemplate: "/p/{seq}.jpg"))
-        let captureID = try catalog.addCapture(.init(
-            runID: runID, uuid: "c", capturedAt: Date(), pixelFormat: "YUYV", width: 2, height: 2, jpegBytes: 10,
-            xxh128: "h"))
+        let (catalog, captureID) = try catalogWithOneCapture(in: dir)
         var seq = 0
         var expected: [String] = []
         for size in [1, 2, 3, 4, 5, 15, 16, 17, 63, 64, 65, 85, 150] {
@@ -158,6 +146,18 @@ import Testing
         #expect(try catalog.database.scalarText("SELECT status FROM saves WHERE seq = \(seq + 64)") == "replaced")
         #expect(try catalog.database.scalarText("SELECT status FROM saves WHERE seq = \(seq + 65)") == "saved")
         #expect(try catalog.database.scalarInt("SELECT count(*) FROM saves WHERE status = 'replaced'") == 1)
+    }
+
+    /// A catalog in `dir` with a run and its one capture, for save rows.
+    private func catalogWithOneCapture(in dir: TemporaryDirectory) throws -> (Catalog, captureID: Int) {
+        let catalog = try Catalog(path: dir.file("c.sqlite3"))
+        let runID = try catalog.beginRun(.init(
+            uuid: "r", startedAt: Date(), command: "snap", device: "pattern", requestedCount: 3, requestedFrames: 1,
+            outputTemplate: "/p/{seq}.jpg"))
+        let captureID = try catalog.addCapture(.init(
+            runID: runID, uuid: "c", capturedAt: Date(), pixelFormat: "YUYV", width: 2, height: 2, jpegBytes: 10,
+            xxh128: "h"))
+        return (catalog, captureID)
     }
 
     @Test func timestampsAreISO8601UTCWithMilliseconds() {

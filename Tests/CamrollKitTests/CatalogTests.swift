@@ -181,7 +181,7 @@ import Testing
             gmtime_r(&time, &parts)
             var buffer = [CChar](repeating: 0, count: 32)
             strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S", &parts)
-            let expected = String(cString: buffer).leftPadded(toYearDigits: 4) + ".000Z"
+            let expected = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }.leftPadded(toYearDigits: 4) + ".000Z"
             let written = Timestamp.iso8601(Date(timeIntervalSince1970: Double(second)))
             #expect(written == expected, "\(second)")
             #expect(Timestamp.seconds(ofISO8601: written) == Double(second), "\(written)")

@@ -47,7 +47,7 @@ public enum Timestamp {
 
     /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's civil_from_days,
     /// the inverse of the days_from_civil in `seconds(ofISO8601:)`).
-    static func civilDate(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+    private static func civilDate(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

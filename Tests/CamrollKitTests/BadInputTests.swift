@@ -16,6 +16,10 @@ import Testing
         Case(arguments: ["-n", "-3"], status: 64, message: "invalid value '-3' for '-n'"),
         Case(arguments: ["--count", "many"], status: 64, message: "expected a whole number"),
         Case(arguments: ["-n", "1000000001"], status: 64, message: "must be from 1 to 1000000000"),
+        // Too long for an Int, but a whole number all the same.
+        Case(arguments: ["-n", "99999999999999999999"], status: 64, message: "invalid value '99999999999999999999' for '-n': must be from 1 to 1000000000"),
+        Case(arguments: ["-n", "-99999999999999999999"], status: 64, message: "must be from 1 to 1000000000"),
+        Case(arguments: ["-n", "9x"], status: 64, message: "invalid value '9x' for '-n': expected a whole number"),
         Case(arguments: ["-n"], status: 64, message: "missing value for '-n'"),
         Case(arguments: ["--bogus"], status: 64, message: "unknown option '--bogus'"),
         Case(arguments: ["stray"], status: 64, message: "unknown command 'stray'"),
@@ -244,6 +248,23 @@ import Testing
         #expect(check.status == 66 && check.stderr.hasPrefix("camroll: error: /dev/null is not a camera"))
         let formats = try CamrollBinary.run(["formats"])
         #expect(formats.status == 69 && formats.stderr.hasPrefix("camroll: error: no camera found"))
+    }
+
+    /// open(2) of a node that is there but has nothing behind it (ENXIO: /dev/tty without a
+    /// terminal; ENODEV) names the node for what it is, not as missing with a list of cameras.
+    @Test func aNodeWithNothingBehindItIsNotCalledMissing() throws {
+        for code in [ENXIO, ENODEV] {
+            let error = AccessCheck.openError(path: "/dev/null", errno: code)
+            #expect(error.exitCode == .noInput && error.message == "/dev/null is not a camera (not a V4L2 device)")
+        }
+        let missing = AccessCheck.openError(path: "/dev/video99", errno: ENXIO)
+        #expect(missing.message == "no such device: /dev/video99")
+        // Linux's device numbers: the major's low 12 bits at bits 8-19, the rest from bit 44;
+        // the minor's low 8 bits at 0-7, the rest at 20-43.
+        #expect(AccessCheck.characterDeviceMajor(dev_t(81 << 8 | 5)) == 81)
+        #expect(AccessCheck.characterDeviceMajor(dev_t(0x12000) << 32 | dev_t(0xabcde) << 20 | dev_t(0x345) << 8 | 0xff) == 0x12345)
+        var null = stat()
+        #expect(stat("/dev/null", &null) == 0 && AccessCheck.characterDeviceMajor(null.st_rdev) == 1)
     }
 
     @Test func anUnwritableDirectoryIsExit73() throws {

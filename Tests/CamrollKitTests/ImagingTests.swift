@@ -480,4 +480,30 @@ import Testing
         #expect(CameraControls.stepped(control(V4L2_CTRL_TYPE_MENU.rawValue, 0, 3), from: 0, direction: 1) == 2)
         #expect(CameraControls.stepped(control(V4L2_CTRL_TYPE_MENU.rawValue, 0, 3), from: 3, direction: 1) == 3)
     }
+
+    @Test func aControlValueIsCheckedAgainstItsRangeAndStep() throws {
+        func control(_ minimum: Int64, _ maximum: Int64, step: UInt64) -> CameraControls.Control {
+            CameraControls.Control(id: 1, name: "x", label: "X", type: V4L2_CTRL_TYPE_INTEGER64.rawValue, minimum: minimum,
+                                   maximum: maximum, step: step, defaultValue: minimum, flags: 0, menu: [])
+        }
+        func message(_ text: String, _ control: CameraControls.Control) -> String? {
+            do {
+                _ = try CameraControls.parse(text, for: control)
+                return nil
+            } catch {
+                return (error as? CamrollError)?.message
+            }
+        }
+        #expect(try CameraControls.parse("7", for: control(1, 100, step: 3)) == 7)
+        #expect(message("8", control(1, 100, step: 3)) == "invalid value '8' for control 'x': range 1…100, step 3")
+        // The whole 64-bit range with a step: the distance from the minimum is past Int64.max.
+        let wide = control(Int64.min, Int64.max, step: 2)
+        #expect(try CameraControls.parse("9223372036854775806", for: wide) == Int64.max - 1)
+        #expect(message("9223372036854775807", wide)?.hasSuffix("step 2") == true)
+        // A step larger than Int64.max.
+        #expect(try CameraControls.parse("-9223372036854775808", for: control(Int64.min, 0, step: UInt64.max)) == Int64.min)
+        // A whole number too long for 64 bits is out of the range, not "not a whole number".
+        #expect(message("99999999999999999999", control(0, 255, step: 1)) == "invalid value '99999999999999999999' for control 'x': range 0…255")
+        #expect(message("9.5", control(0, 255, step: 1)) == "invalid value '9.5' for control 'x': expected a whole number")
+    }
 }

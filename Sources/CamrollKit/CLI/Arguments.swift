@@ -98,14 +98,23 @@ enum ValueParser {
     }
 
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
-        guard let value = Int(text.replacing("_", with: "")) else {
+        let digits = text.replacing("_", with: "")
+        let value = Int(digits)
+        // A whole number too long for an Int is out of the range, not "not a whole number".
+        guard value != nil || isWholeNumber(digits) else {
             throw CamrollError.usage("invalid value '\(text)' for '\(option)': expected a whole number")
         }
-        guard range.contains(value) else {
+        guard let value, range.contains(value) else {
             throw CamrollError.usage(
                 "invalid value '\(text)' for '\(option)': must be from \(range.lowerBound) to \(range.upperBound)")
         }
         return value
+    }
+
+    /// Digits with a sign or none, of any length: what `Int(text)` takes, but for its range.
+    static func isWholeNumber(_ text: String) -> Bool {
+        let unsigned = text.first == "-" || text.first == "+" ? text.dropFirst() : Substring(text)
+        return !unsigned.isEmpty && unsigned.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
     /// `500ms`, `2s`, `1.5s`, `3m`, `1h`, or a bare number of seconds → microseconds.

@@ -34,6 +34,17 @@ public enum AccessCheck {
     static func openError(path: String, errno code: Int32) -> CamrollError {
         switch code {
         case ENOENT, ENODEV, ENXIO:
+            // A node that is there with nothing answering behind it is not "no such device" with
+            // a list of the cameras (`-d /dev/tty` without a terminal was told that).
+            var status = stat()
+            if code != ENOENT, stat(path, &status) == 0 {
+                guard (status.st_mode & S_IFMT) == S_IFCHR, characterDeviceMajor(status.st_rdev) == videoForLinuxMajor else {
+                    return CamrollError(.noInput, "\(path) is not a camera (not a V4L2 device)",
+                                        hint: "List the cameras with 'camroll devices'.")
+                }
+                return CamrollError(.noInput, "cannot open \(path): no camera answers behind it (unplugged, or its driver unloaded)",
+                                    hint: "List the cameras with 'camroll devices'.")
+            }
             let finding = missing(path)
             return CamrollError(finding.exitCode, finding.message, hint: finding.hint)
         case EACCES, EPERM:
@@ -46,6 +57,16 @@ public enum AccessCheck {
         default:
             return CamrollError(.noInput, "cannot open \(path): \(String(cString: strerror(code)))")
         }
+    }
+
+    /// The major number of every video4linux node (the kernel's devices.txt).
+    static let videoForLinuxMajor: UInt64 = 81
+
+    /// The major number of a device number, as glibc's `major()` (a macro Swift cannot call)
+    /// takes it apart.
+    static func characterDeviceMajor(_ device: dev_t) -> UInt64 {
+        let number = UInt64(device)
+        return ((number >> 8) & 0xfff) | ((number >> 32) & ~0xfff)
     }
 
     static func missing(_ path: String) -> Finding {

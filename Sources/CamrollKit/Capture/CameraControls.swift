@@ -107,7 +107,7 @@ public struct CameraControls {
                 throw CamrollError(.usage, "control '\(name)' of \(device.path) cannot be set (\(control.kind), "
                                    + (control.flags & CV4L2_CTRL_FLAG_READ_ONLY != 0 ? "read-only)" : "unsupported type)"))
             }
-            try set(control, to: try parse(text, for: control), as: text)
+            try set(control, to: try Self.parse(text, for: control), as: text)
         }
     }
 
@@ -153,7 +153,8 @@ public struct CameraControls {
         list().filter { $0.isSettable && $0.kind != "button" && $0.maximum > $0.minimum }
     }
 
-    func parse(_ text: String, for control: Control) throws -> Int64 {
+    /// `--set`'s VALUE for `control`, checked against its kind, range and step.
+    static func parse(_ text: String, for control: Control) throws -> Int64 {
         let lowered = text.lowercased()
         switch control.kind {
         case "bool":
@@ -169,11 +170,14 @@ public struct CameraControls {
         case "button":
             return 1
         default:
-            guard let value = Int64(text) else {
+            let parsed = Int64(text)
+            guard parsed != nil || ValueParser.isWholeNumber(text) else {
                 throw CamrollError.usage("invalid value '\(text)' for control '\(control.name)': expected a whole number")
             }
-            guard value >= control.minimum, value <= control.maximum,
-                  control.step <= 1 || (value - control.minimum) % Int64(control.step) == 0
+            // The distance from the minimum as unsigned: a 64-bit control's whole range does not
+            // fit in an Int64.
+            guard let value = parsed, value >= control.minimum, value <= control.maximum,
+                  control.step <= 1 || UInt64(bitPattern: value &- control.minimum) % control.step == 0
             else {
                 throw CamrollError.usage(
                     "invalid value '\(text)' for control '\(control.name)': range \(control.minimum)…\(control.maximum)"

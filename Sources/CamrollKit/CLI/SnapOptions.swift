@@ -107,10 +107,11 @@ public struct SnapOptions: Sendable {
                 countGiven = true
             case "--output": options.output = value
             case "--resolution":
-                guard let resolution = Resolution(parsing: value),
-                      (1...16384).contains(resolution.width), (1...16384).contains(resolution.height)
-                else {
+                guard let resolution = Resolution(parsing: value) else {
                     throw scanner.usageError("invalid resolution '\(value)': expected WIDTHxHEIGHT, e.g. 1280x720")
+                }
+                guard (1...16384).contains(resolution.width), (1...16384).contains(resolution.height) else {
+                    throw scanner.usageError("invalid resolution '\(value)': width and height must be from 1 to 16384")
                 }
                 options.resolution = resolution
             case "--format":

@@ -159,6 +159,21 @@ import Testing
     }
 
     /// A valid 250-byte name once failed: the temporary name added ~20 bytes past NAME_MAX.
+    /// The highest rate a camera lists, set as its time a frame: 10 000 000 frames a second (a
+    /// UVC interval of 100 ns) trapped converting its thousandths to 32 bits.
+    @Test func anyRateADeviceListsBecomesATimeAFrame() throws {
+        let usual = try #require(V4L2Camera.timePerFrame(framesPerSecond: 30))
+        #expect(usual.numerator == 1000 && usual.denominator == 30_000)
+        let fractional = try #require(V4L2Camera.timePerFrame(framesPerSecond: 7.5))
+        #expect(fractional.numerator == 1000 && fractional.denominator == 7_500)
+        let fast = try #require(V4L2Camera.timePerFrame(framesPerSecond: 10_000_000))
+        #expect(fast.numerator == 1 && fast.denominator == 10_000_000)
+        let fastest = try #require(V4L2Camera.timePerFrame(framesPerSecond: Double(UInt32.max) * 2))
+        #expect(fastest.numerator == 1 && fastest.denominator == UInt32.max)
+        #expect(V4L2Camera.timePerFrame(framesPerSecond: 1 / Double(UInt32.max)) == nil)
+        #expect(V4L2Camera.timePerFrame(framesPerSecond: .infinity) == nil)
+    }
+
     @Test func aLongValidFileNameIsSaved() throws {
         let dir = try TemporaryDirectory()
         let name = String(repeating: "é", count: 60) + String(repeating: "n", count: 126) + ".jpg"  // 250 bytes

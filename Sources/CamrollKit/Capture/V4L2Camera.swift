@@ -229,16 +229,31 @@ public final class V4L2Camera: FrameSource {
     /// Formats the pipeline takes as they come; others go through libv4lconvert.
     static let encodable: Set<PixelFormat> = [.mjpeg, .jpeg, .yuyv, .yuv420, .rgb24]
 
+    /// A rate as V4L2's seconds a frame, to a thousandth of a frame a second; nil for one too
+    /// low to say so. The rates a device lists come from its descriptors: a UVC interval of
+    /// 100 ns is 10 000 000 frames a second, whose thousandths do not fit in 32 bits (that
+    /// trapped), so such a rate goes in whole frames a second.
+    static func timePerFrame(framesPerSecond rate: Double) -> v4l2_fract? {
+        guard rate.isFinite else { return nil }
+        let thousandths = (rate * 1000).rounded()
+        if thousandths <= Double(UInt32.max) {
+            return thousandths >= 1 ? v4l2_fract(numerator: 1000, denominator: UInt32(thousandths)) : nil
+        }
+        return v4l2_fract(numerator: 1, denominator: UInt32(min(rate.rounded(), Double(UInt32.max))))
+    }
+
     /// `--fps`, or the highest rate the device offers for this format and size (drivers often
     /// default to a low one: vivid to 5 fps).
     private func setFrameRate(_ requested: Double?) throws {
-        guard let wanted = requested ?? device.frameRates(for: format, size: resolution).first else { return }
+        guard let wanted = requested ?? device.frameRates(for: format, size: resolution).first,
+              let timePerFrame = Self.timePerFrame(framesPerSecond: wanted)
+        else { return }
         var parameters = v4l2_streamparm()
         parameters.type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
         guard (try? device.ioctl(CV4L2_VIDIOC_G_PARM, "VIDIOC_G_PARM", &parameters)) != nil,
               parameters.parm.capture.capability & CV4L2_CAP_TIMEPERFRAME != 0
         else { return }
-        parameters.parm.capture.timeperframe = v4l2_fract(numerator: 1000, denominator: UInt32((wanted * 1000).rounded()))
+        parameters.parm.capture.timeperframe = timePerFrame
         do {
             try device.ioctl(CV4L2_VIDIOC_S_PARM, "VIDIOC_S_PARM", &parameters)
         } catch let error as V4L2Device.IoctlError {

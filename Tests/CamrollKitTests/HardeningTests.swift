@@ -174,6 +174,16 @@ import Testing
         #expect(V4L2Camera.timePerFrame(framesPerSecond: .infinity) == nil)
     }
 
+    /// A size a driver grants bounds the arithmetic after it (a libv4lconvert buffer of
+    /// 65535x65535 did not fit its 32-bit size and trapped): past 16384 it is refused.
+    @Test func aFrameSizeADriverGrantsIsBounded() {
+        #expect(Resolution(width: 16384, height: 16384).isWithinLimits)
+        #expect(Resolution(width: 1, height: 1).isWithinLimits)
+        #expect(!Resolution(width: 65535, height: 65535).isWithinLimits)
+        #expect(!Resolution(width: 640, height: 0).isWithinLimits)
+        #expect(!Resolution(width: Int(UInt32.max), height: 480).isWithinLimits)
+    }
+
     @Test func aLongValidFileNameIsSaved() throws {
         let dir = try TemporaryDirectory()
         let name = String(repeating: "é", count: 60) + String(repeating: "n", count: 126) + ".jpg"  // 250 bytes

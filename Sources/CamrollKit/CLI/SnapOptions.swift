@@ -110,8 +110,8 @@ public struct SnapOptions: Sendable {
                 guard let resolution = Resolution(parsing: value) else {
                     throw scanner.usageError("invalid resolution '\(value)': expected WIDTHxHEIGHT, e.g. 1280x720")
                 }
-                guard (1...16384).contains(resolution.width), (1...16384).contains(resolution.height) else {
-                    throw scanner.usageError("invalid resolution '\(value)': width and height must be from 1 to 16384")
+                guard resolution.isWithinLimits else {
+                    throw scanner.usageError("invalid resolution '\(value)': width and height must be from 1 to \(Resolution.largestSide)")
                 }
                 options.resolution = resolution
             case "--format":

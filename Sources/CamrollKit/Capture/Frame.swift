@@ -110,4 +110,13 @@ public struct Resolution: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(width)x\(height)" }
+
+    /// The widest or tallest frame camroll works with: what `-r` takes, and what a driver may
+    /// grant (every size computed from a frame's stays in range below it).
+    public static let largestSide = 16384
+
+    /// Both sides from 1 to `largestSide`.
+    public var isWithinLimits: Bool {
+        (1...Self.largestSide).contains(width) && (1...Self.largestSide).contains(height)
+    }
 }

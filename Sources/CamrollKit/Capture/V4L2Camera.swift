@@ -214,6 +214,11 @@ public final class V4L2Camera: FrameSource {
         // The driver may change what was asked: read it back and say so.
         let got = PixelFormat(fourcc: v4l2Format.fmt.pix.pixelformat)
         let size = Resolution(width: Int(v4l2Format.fmt.pix.width), height: Int(v4l2Format.fmt.pix.height))
+        // What the driver says bounds every size computed from here on (planes, conversions,
+        // the encoder's 32-bit arguments): one past what `-r` takes is refused, not computed with.
+        guard size.isWithinLimits else {
+            throw CamrollError(.dataError, "\(deviceName) gives \(size) frames; camroll takes sides from 1 to \(Resolution.largestSide)")
+        }
         if got != format { adjustments.append("asked for \(format.code), \(deviceName) gives \(got.code)") }
         if size != resolution { adjustments.append("asked for \(resolution), \(deviceName) gives \(size)") }
         format = got

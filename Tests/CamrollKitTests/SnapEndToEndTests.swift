@@ -35,6 +35,23 @@ import Testing
     }
 
     /// The catalog's digests in `xxhsum -H2 -c` form check the files without camroll.
+    /// A relative `-o` with `.` and `..` is recorded as the absolute path it names; the command
+    /// is recorded as a shell would take it back, quotes in an argument quoted.
+    @Test func pathsAreRecordedResolvedAndTheCommandQuoted() throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.file("a/b"), withIntermediateDirectories: true)
+        let result = try CamrollBinary.runProgram(
+            ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", dir.file("a"), CamrollBinary.path,
+             "snap", "-d", "pattern", "-r", "64x48", "-o", "./b/../../it's {seq}.jpg", "--db", dir.file("c.sqlite3")])
+        #expect(result.status == 0, "\(result.stderr)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        let path = try #require(try catalog.text("SELECT path FROM saves"))
+        #expect(path == URL(fileURLWithPath: dir.file("it's 1.jpg")).standardizedFileURL.path)
+        #expect(FileManager.default.fileExists(atPath: path))
+        let command = try #require(try catalog.text("SELECT command FROM runs"))
+        #expect(command.hasSuffix(" snap -d pattern -r 64x48 -o './b/../../it'\\''s {seq}.jpg' --db \(dir.file("c.sqlite3"))"), "\(command)")
+    }
+
     @Test func xxhsumChecksTheFilesFromTheCatalogAlone() throws {
         let dir = try TemporaryDirectory()
         #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", "20", "--stamp", "--quiet",

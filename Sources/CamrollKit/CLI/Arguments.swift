@@ -98,7 +98,7 @@ enum ValueParser {
     }
 
     static func integer(_ text: String, option: String, range: ClosedRange<Int>) throws -> Int {
-        let digits = text.replacing("_", with: "")
+        let digits = text.filter { $0 != "_" }
         let value = Int(digits)
         // A whole number too long for an Int is out of the range, not "not a whole number".
         guard value != nil || isWholeNumber(digits) else {

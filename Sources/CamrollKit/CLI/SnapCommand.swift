@@ -235,9 +235,18 @@ struct SnapCommand {
     /// The command as typed, for the catalog's `runs.command`: quoted as a shell would need,
     /// without the password of a web address (`WebAddress`).
     private func commandText() -> String {
-        arguments.map(WebAddress.withoutPassword).map { argument in
-            argument.allSatisfy({ $0.isLetter || $0.isNumber || "-_./:=,{}".contains($0) }) && !argument.isEmpty
-                ? argument : "'" + argument.replacing("'", with: "'\\''") + "'"
-        }.joined(separator: " ")
+        // A loop, not `map` + `joined` + `replacing`: see AbsolutePath.resolve for why.
+        var text = ""
+        for argument in arguments.map(WebAddress.withoutPassword) {
+            if !text.isEmpty { text += " " }
+            if argument.allSatisfy({ $0.isLetter || $0.isNumber || "-_./:=,{}".contains($0) }) && !argument.isEmpty {
+                text += argument
+                continue
+            }
+            text += "'"
+            for character in argument { text += character == "'" ? "'\\''" : String(character) }
+            text += "'"
+        }
+        return text
     }
 }

@@ -139,7 +139,7 @@ public struct SnapOptions: Sendable {
             case "--skip":
                 if value == "auto" {
                     options.warmUp = .untilSettled
-                } else if Int(value.replacing("_", with: "")) == nil {
+                } else if Int(value.filter { $0 != "_" }) == nil {
                     throw scanner.usageError("invalid value '\(value)' for '--skip': expected a number of frames or 'auto'")
                 } else {
                     options.warmUp = .frames(try ValueParser.integer(value, option: name, range: 0...10_000))

@@ -95,6 +95,15 @@ enum AbsolutePath {
             default: parts.append(part)
             }
         }
-        return "/" + parts.joined(separator: "/")
+        // Not `parts.joined(separator:)`, nor `+=` of a Substring: both run the standard
+        // library's unspecialized generic code, whose associated types the runtime finds by
+        // demangling their names. A one-photo process would run that machinery for this alone,
+        // and under qemu all code run once is translated first (README, Time to the first JPEG).
+        var resolved = ""
+        for part in parts {
+            resolved += "/"
+            resolved += String(part)
+        }
+        return resolved.isEmpty ? "/" : resolved
     }
 }

@@ -1,6 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The type metadata of a generic type (a dictionary of strings, an array of a struct) made by
+// calling its accessor, not by the runtime reading the type's mangled name: that way needs the
+// runtime's demangler, code which a one-photo process otherwise runs once and which under qemu
+// (the VM suite, small boards' first runs) is translated before it runs. With it: 1 000 fewer
+// blocks translated for one photo and 4% fewer instructions natively (README, Time to the first
+// JPEG); the binary 0.1% larger.
+let metadataByAccessor: [SwiftSetting] = [
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
+]
+
 let package = Package(
     name: "camroll",
     products: [
@@ -46,8 +56,9 @@ let package = Package(
         .target(name: "CBusErrors"),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CLinux", "CPixels", "CBusErrors"]),
-        .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux"]),
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CLinux", "CPixels", "CBusErrors"],
+            swiftSettings: metadataByAccessor),
+        .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux"], swiftSettings: metadataByAccessor),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
     ],
     swiftLanguageModes: [.v6]

@@ -43,11 +43,14 @@ release: deps
 	swift build -c release
 
 # What `make install` and `make deb` ship: the Swift runtime linked in, so that the binary runs
-# on a machine without a Swift toolchain; the C libraries stay Debian's shared ones.
+# on a machine without a Swift toolchain; the C libraries stay Debian's shared ones, bound at
+# start (-z now), and looked for only where the system keeps them: not also in the binary's own
+# directory ($ORIGIN, which SwiftPM adds), where anyone who can write there could plant one.
+# Tests/vm/vmtest.py builds the VM's binary with the same flags (STATIC_FLAGS there).
 STATIC_DIR := .build/static
 STATIC_BIN := $(STATIC_DIR)/release/camroll
 static: deps
-	swift build -c release --static-swift-stdlib --scratch-path $(STATIC_DIR) -Xlinker -z -Xlinker now
+	swift build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_DIR) -Xlinker -z -Xlinker now
 
 # The main job: a camera if there is one, the built-in test pattern if not; 5 saves into
 # ./demo, recorded in ./demo/catalog.sqlite3.

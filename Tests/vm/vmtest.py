@@ -145,6 +145,11 @@ def module_closure(tree, release, names):
     return base, sorted(wanted)
 
 
+# The flags of the Makefile's `static` (what `make install` and `make deb` ship), so that the VM
+# runs and `make vm-bench` times the binary users get.
+STATIC_FLAGS = ["--static-swift-stdlib", "--disable-local-rpath", "-Xlinker", "-z", "-Xlinker", "now"]
+
+
 def build_camroll():
     """camroll, release, with the Swift runtime linked in so the guest needs only C libraries;
     under a sanitizer, with the runtime as shared libraries (the initramfs takes them by ldd)."""
@@ -158,9 +163,14 @@ def build_camroll():
         return os.path.join(scratch, "release", "camroll")
     log("building camroll (release, static Swift stdlib)")
     scratch = os.path.join(ROOT, ".build", "vm")
-    run(["swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", scratch,
+    run(["swift", "build", "-c", "release", *STATIC_FLAGS, "--scratch-path", scratch,
          "--package-path", ROOT], stdout=subprocess.DEVNULL)
     binary = os.path.join(scratch, "release", "camroll")
+    # What the flags promise, checked on what the linker made: libraries bound at start and
+    # never looked for beside the binary.
+    dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout
+    if re.search(r"\((RUNPATH|RPATH)\)", dynamic) or not re.search(r"\(FLAGS\).*BIND_NOW", dynamic):
+        sys.exit(f"vm: {binary} has a library search path of its own or no BIND_NOW:\n{dynamic}")
     stripped = os.path.join(scratch, "camroll.stripped")
     run(["strip", "-o", stripped, binary])
     return stripped

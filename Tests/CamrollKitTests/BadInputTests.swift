@@ -16,6 +16,7 @@ import Testing
         Case(arguments: ["-n", "-3"], status: 64, message: "invalid value '-3' for '-n'"),
         Case(arguments: ["--count", "many"], status: 64, message: "expected a whole number"),
         Case(arguments: ["-n", "1000000001"], status: 64, message: "must be from 1 to 1000000000"),
+        Case(arguments: ["--fps", "0.0004"], status: 64, message: "expected a rate from 0.001 to 1000"),
         // Too long for an Int, but a whole number all the same.
         Case(arguments: ["-n", "99999999999999999999"], status: 64, message: "invalid value '99999999999999999999' for '-n': must be from 1 to 1000000000"),
         Case(arguments: ["-n", "-99999999999999999999"], status: 64, message: "must be from 1 to 1000000000"),

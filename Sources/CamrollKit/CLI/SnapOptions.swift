@@ -122,8 +122,9 @@ public struct SnapOptions: Sendable {
                 }
                 options.format = text
             case "--fps":
-                guard let fps = Double(value), fps > 0, fps <= 1000 else {
-                    throw scanner.usageError("invalid value '\(value)' for '--fps': expected a rate above 0 and up to 1000, e.g. 30")
+                // V4L2 takes it as a fraction, here thousandths of a frame a second (V4L2Camera.timePerFrame).
+                guard let fps = Double(value), fps >= 0.001, fps <= 1000 else {
+                    throw scanner.usageError("invalid value '\(value)' for '--fps': expected a rate from 0.001 to 1000, e.g. 30")
                 }
                 options.fps = fps
             case "--quality":

@@ -39,8 +39,7 @@ public enum AccessCheck {
             var status = stat()
             if code != ENOENT, stat(path, &status) == 0 {
                 guard (status.st_mode & S_IFMT) == S_IFCHR, characterDeviceMajor(status.st_rdev) == videoForLinuxMajor else {
-                    return CamrollError(.noInput, "\(path) is not a camera (not a V4L2 device)",
-                                        hint: "List the cameras with 'camroll devices'.")
+                    return notACamera(path)
                 }
                 return CamrollError(.noInput, "cannot open \(path): no camera answers behind it (unplugged, or its driver unloaded)",
                                     hint: "List the cameras with 'camroll devices'.")
@@ -57,6 +56,11 @@ public enum AccessCheck {
         default:
             return CamrollError(.noInput, "cannot open \(path): \(String(cString: strerror(code)))")
         }
+    }
+
+    /// A node that opens (or is there) but is no V4L2 device: /dev/null, a terminal.
+    static func notACamera(_ path: String) -> CamrollError {
+        CamrollError(.noInput, "\(path) is not a camera (not a V4L2 device)", hint: "List the cameras with 'camroll devices'.")
     }
 
     /// The major number of every video4linux node (the kernel's devices.txt).

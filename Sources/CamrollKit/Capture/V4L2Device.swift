@@ -39,8 +39,7 @@ public final class V4L2Device {
         var caps = v4l2_capability()
         if retryingOnInterrupt({ cv4l2_raw_ioctl(raw, CV4L2_VIDIOC_QUERYCAP, &caps) }) != 0 {
             close(raw)
-            throw CamrollError(.noInput, "\(path) is not a camera (not a V4L2 device)",
-                               hint: "List the cameras with 'camroll devices'.")
+            throw AccessCheck.notACamera(path)
         }
         fd = raw
         if throughLibv4l2 { useLibv4l2() }

@@ -1,9 +1,9 @@
 # Time to the first JPEG (a benchmark, run by `make vm-bench`): in one boot, alternating, 5
 # reps each — camroll (the default warm-up, --skip auto; --skip 5, the default before it; and
-# --skip 0), fswebcam -S 0, ffmpeg -frames:v 1 and the raw
-# v4l2-ctl grab (also through libv4l2) — at 640x480 and 1920x1080; then 100 copies of one 1080p
-# capture. Every run is one line of $OUT/times: "TOOL SIZE REP MS STATUS RSS_KB". The check
-# prints the table.
+# --skip 0), fswebcam -S 0, ffmpeg -frames:v 1, the raw v4l2-ctl grab (also through libv4l2)
+# and a C program that grabs and encodes one JPEG (grab-jpeg) — at 640x480 and 1920x1080;
+# then 100 copies of one 1080p capture. Every run is one line of $OUT/times: "TOOL SIZE REP MS
+# STATUS RSS_KB". The check prints the table.
 tar -xf /dev/vdb -C /
 mkdir -p /tmp/o
 : >"$OUT/times"
@@ -27,10 +27,13 @@ for size in 640x480 1920x1080; do
         # only for formats it does not read itself).
         measure raw-libv4l2 $size $rep v4l2-ctl -w -d /dev/video0 --set-fmt-video=width=$w,height=$h,pixelformat=YUYV \
             --stream-mmap --stream-count=1 --stream-to=/tmp/o/raw.yuv
+        # The least a program can do for one JPEG (Tests/vm/grab_jpeg.c): the floor under camroll.
+        measure grab-jpeg $size $rep grab-jpeg /dev/video0 $w $h /tmp/o/g.jpg
     done
     cp /tmp/o/c.jpg "$OUT/camroll-$size.jpg"; cp /tmp/o/c5.jpg "$OUT/camroll-skip5-$size.jpg"
     cp /tmp/o/c0.jpg "$OUT/camroll-skip0-$size.jpg"
     cp /tmp/o/f.jpg "$OUT/fswebcam-$size.jpg"; cp /tmp/o/ff.jpg "$OUT/ffmpeg-$size.jpg"
+    cp /tmp/o/g.jpg "$OUT/grab-jpeg-$size.jpg"
 done
 # Where camroll's time goes, at each size (--skip 0).
 for size in 640x480 1920x1080; do

@@ -1,5 +1,5 @@
-/* See include/cpixels.h: a YUYV or planar 4:2:0 frame to a JPEG through libjpeg's raw-data
- * interface, one strip of rows at a time. */
+/* See include/cpixels.h: a YUYV frame, or a planar 4:2:0 or 4:4:4 one, to a JPEG through
+ * libjpeg's raw-data interface, one strip of rows at a time. */
 #include "cpixels.h"
 
 #include <setjmp.h>
@@ -68,10 +68,10 @@ static void pad_strip(JSAMPARRAY rows, int strip_rows, int filled_rows, size_t f
     for (int row = filled_rows; row < strip_rows; row++) memcpy(rows[row], rows[filled_rows - 1], padded_width);
 }
 
-/* Where a strip's rows come from: a YUYV frame, or the three planes of a 4:2:0 one. */
+/* Where a strip's rows come from: a YUYV frame, or the three planes of a 4:2:0 or 4:4:4 one. */
 typedef struct {
     const uint8_t *yuyv;            /* YUYV: `stride` bytes a row */
-    const uint8_t *planes[3];       /* 4:2:0: luma, Cb, Cr, `strides` bytes a row */
+    const uint8_t *planes[3];       /* planar: luma, Cb, Cr, `strides` bytes a row */
     size_t stride, strides[3];
     int width, height, full_range;
 } source;
@@ -82,10 +82,10 @@ static void copy_row(const uint8_t *from, uint8_t *to, size_t count, int chroma,
     else cpixels_expand_plane(from, to, count, chroma);
 }
 
-/* Compresses `frame` as `v_samp` = 1 (4:2:2, from YUYV) or 2 (4:2:0, from planes): each strip
- * (8 rows of each component, 16 luma rows for 4:2:0) filled from the frame and padded, then
- * handed to libjpeg. */
-static int encode(cpixels_jpeg_encoder *encoder, const source *frame, int v_samp, int quality, uint8_t *out,
+/* Compresses `frame` with luma sampled `h_samp` x `v_samp` times each chroma sample: 2 x 1
+ * (4:2:2, from YUYV), 2 x 2 (4:2:0) or 1 x 1 (4:4:4, from planes): each strip (8 rows of each
+ * component, 16 luma rows for 4:2:0) filled from the frame and padded, then handed to libjpeg. */
+static int encode(cpixels_jpeg_encoder *encoder, const source *frame, int h_samp, int v_samp, int quality, uint8_t *out,
                   size_t capacity, size_t *size) {
     struct jpeg_compress_struct *jpeg = &encoder->jpeg;
     if (setjmp(encoder->failed)) {
@@ -104,7 +104,7 @@ static int encode(cpixels_jpeg_encoder *encoder, const source *frame, int v_samp
     /* turbojpeg's choice, so that the output is what tjCompressFromYUVPlanes makes. */
     jpeg->dct_method = quality >= 96 ? JDCT_ISLOW : JDCT_FASTEST;
     jpeg->raw_data_in = TRUE;
-    jpeg->comp_info[0].h_samp_factor = 2;
+    jpeg->comp_info[0].h_samp_factor = h_samp;
     jpeg->comp_info[0].v_samp_factor = v_samp;
     for (int c = 1; c < 3; c++) jpeg->comp_info[c].h_samp_factor = jpeg->comp_info[c].v_samp_factor = 1;
     jpeg_start_compress(jpeg, TRUE);
@@ -123,9 +123,10 @@ static int encode(cpixels_jpeg_encoder *encoder, const source *frame, int v_samp
         JSAMPLE *plane = (*jpeg->mem->alloc_large)((j_common_ptr)jpeg, JPOOL_IMAGE, padded[c] * (size_t)strip_rows[c]);
         for (int row = 0; row < strip_rows[c]; row++) rows[c][row] = plane + (size_t)row * padded[c];
     }
-    /* The picture's sizes in each component (4:2:0's chroma rounded up, as libv4lconvert and
+    /* The picture's sizes in each component (subsampled chroma rounded up, as libv4lconvert and
      * turbojpeg make them). */
-    const size_t widths[3] = {(size_t)frame->width, ((size_t)frame->width + 1) / 2, ((size_t)frame->width + 1) / 2};
+    const size_t chroma_width = ((size_t)frame->width + (size_t)h_samp - 1) / (size_t)h_samp;
+    const size_t widths[3] = {(size_t)frame->width, chroma_width, chroma_width};
     const int heights[3] = {frame->height, (frame->height + v_samp - 1) / v_samp, (frame->height + v_samp - 1) / v_samp};
     for (int luma_row = 0; luma_row < frame->height; luma_row += strip_rows[0]) {
         const int strip_index = luma_row / strip_rows[0];
@@ -161,7 +162,7 @@ int cpixels_jpeg_encode_yuyv(cpixels_jpeg_encoder *encoder, const uint8_t *yuyv,
         return -1;
     }
     const source frame = {.yuyv = yuyv, .stride = stride, .width = width, .height = height, .full_range = full_range};
-    return encode(encoder, &frame, 1, quality, out, capacity, size);
+    return encode(encoder, &frame, 2, 1, quality, out, capacity, size);
 }
 
 int cpixels_jpeg_encode_i420(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
@@ -177,5 +178,20 @@ int cpixels_jpeg_encode_i420(cpixels_jpeg_encoder *encoder, const uint8_t *plane
         .planes = {planes, planes + luma_size, planes + luma_size + chroma_width * chroma_height},
         .strides = {(size_t)width, chroma_width, chroma_width},
         .width = width, .height = height, .full_range = full_range};
-    return encode(encoder, &frame, 2, quality, out, capacity, size);
+    return encode(encoder, &frame, 2, 2, quality, out, capacity, size);
+}
+
+int cpixels_jpeg_encode_yuv444(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
+                               int full_range, int quality, uint8_t *out, size_t capacity, size_t *size) {
+    encoder->message[0] = 0;
+    if (width <= 0 || height <= 0) {
+        snprintf(encoder->message, sizeof encoder->message, "cannot encode %dx%d YUV 4:4:4", width, height);
+        return -1;
+    }
+    const size_t plane_size = (size_t)width * (size_t)height;
+    const source frame = {
+        .planes = {planes, planes + plane_size, planes + 2 * plane_size},
+        .strides = {(size_t)width, (size_t)width, (size_t)width},
+        .width = width, .height = height, .full_range = full_range};
+    return encode(encoder, &frame, 1, 1, quality, out, capacity, size);
 }

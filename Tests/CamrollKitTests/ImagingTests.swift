@@ -191,6 +191,52 @@ import Testing
         }
     }
 
+    /// A thumbnail's 4:4:4 planes (one after another) encoded through libjpeg, as the frame is,
+    /// make the bytes turbojpeg's tjCompressFromYUVPlanes makes from the same planes (the range
+    /// expanded first where limited), which made every thumbnail before: sizes under one block,
+    /// of part of one and of many, both DCTs turbojpeg picks by quality, both ranges.
+    @Test(arguments: [(1, 1), (7, 5), (33, 17), (160, 120), (320, 240)])
+    func theThumbnailEncoderWritesWhatTurbojpegWrites(width: Int, height: Int) throws {
+        var state = UInt64(width * 1000 + height)
+        func noise() -> UInt8 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+        let count = width * height
+        let smooth = (0..<3 * count).map { UInt8(truncatingIfNeeded: 16 + ($0 / 3) % 200) }
+        let encoder = try #require(cpixels_jpeg_encoder_create())
+        defer { cpixels_jpeg_encoder_destroy(encoder) }
+        let handle = try #require(tjInitCompress())
+        defer { tjDestroy(handle) }
+        for (content, planes) in [("smooth", smooth), ("noise", (0..<3 * count).map { _ in noise() })] {
+            for quality in [Thumbnail.quality, 90, 97] {
+                for fullRange in [false, true] {
+                    var ours = [UInt8](repeating: 0, count: 4 * count + 4096), size = 0
+                    let status = cpixels_jpeg_encode_yuv444(encoder, planes, Int32(width), Int32(height), fullRange ? 1 : 0,
+                                                            Int32(quality), &ours, ours.count, &size)
+                    try #require(status == 0, "\(String(cString: cpixels_jpeg_encoder_error(encoder)))")
+                    ours.removeSubrange(size...)
+                    let expanded = fullRange ? planes : planes.enumerated().map { index, sample in
+                        index < count ? cpixels_expand_luma(sample) : cpixels_expand_chroma(sample)
+                    }
+                    var output: UnsafeMutablePointer<UInt8>? = nil
+                    var length: UInt = 0
+                    defer { tjFree(output) }
+                    var strides = [Int32(width), Int32(width), Int32(width)]
+                    let turbo = expanded.withUnsafeBufferPointer { all in
+                        var pointers: [UnsafePointer<UInt8>?] = [all.baseAddress, all.baseAddress! + count, all.baseAddress! + 2 * count]
+                        return tjCompressFromYUVPlanes(handle, &pointers, Int32(width), &strides, Int32(height),
+                                                       Int32(TJSAMP_444.rawValue), &output, &length, Int32(quality), 0)
+                    }
+                    try #require(turbo == 0, "\(String(cString: tjGetErrorStr2(handle)))")
+                    let theirs = Array(UnsafeBufferPointer(start: output, count: Int(length)))
+                    let same = ours == theirs  // (compared apart: #expect would print both JPEGs)
+                    #expect(same, "\(width)x\(height) \(content) q\(quality) full range \(fullRange): \(ours.count) and \(theirs.count) bytes")
+                }
+            }
+        }
+    }
+
     /// A failure inside libjpeg (here: the JPEG does not fit in the buffer given) comes back as
     /// -1 and libjpeg's message, not as the end of the process libjpeg's own handler makes it;
     /// the encoder works again for the next frame.

@@ -35,6 +35,10 @@ int cpixels_jpeg_encode_yuyv(cpixels_jpeg_encoder *encoder, const uint8_t *yuyv,
  * width x height, then Cb and Cr of (width+1)/2 x (height+1)/2 each. */
 int cpixels_jpeg_encode_i420(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
                              int full_range, int quality, uint8_t *out, size_t capacity, size_t *size);
+/* The same for a 4:4:4 picture of three planes of width x height one after another (a
+ * thumbnail): the JPEG library's code a YUYV frame has already run, none of turbojpeg's. */
+int cpixels_jpeg_encode_yuv444(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
+                               int full_range, int quality, uint8_t *out, size_t capacity, size_t *size);
 const char *cpixels_jpeg_encoder_error(const cpixels_jpeg_encoder *encoder);
 
 /* Copies `count` samples of a plane, expanding limited range to full (`chroma`: 16–240 around

@@ -13,30 +13,28 @@ public struct EncodedImage: Sendable {
     public var thumbnail: [UInt8]? = nil
 }
 
-/// Encodes raw frames to JPEG with libturbojpeg (YUV frames through libjpeg itself, a strip of rows
-/// at a time: see cpixels.h). Reuses its buffers from frame to frame.
+/// Encodes raw frames to JPEG: YUV frames (and their thumbnails) through libjpeg itself, a strip
+/// of rows at a time (see cpixels.h); RGB frames with libturbojpeg. Reuses its buffers from frame
+/// to frame.
 public final class JPEGEncoder {
-    private let handle: tjhandle
     /// YUV frames' encoder, through libjpeg a strip of rows at a time (cpixels.h).
     private let yuvEncoder: OpaquePointer
+    /// turbojpeg's, for RGB frames only: made for the first (a camera's frames are YUV, and
+    /// a one-photo process need not run turbojpeg's set-up).
+    private var rgbHandle: tjhandle?
     private var output: UnsafeMutablePointer<UInt8>?
     private var outputCapacity = 0
 
     public init() throws {
-        guard let handle = tjInitCompress() else {
-            throw CamrollError(.failure, "cannot initialise the JPEG encoder: \(Self.globalError())")
-        }
         guard let yuvEncoder = cpixels_jpeg_encoder_create() else {
-            tjDestroy(handle)
             throw CamrollError(.failure, "cannot initialise the JPEG encoder: out of memory")
         }
-        self.handle = handle
         self.yuvEncoder = yuvEncoder
     }
 
     deinit {
         tjFree(output)
-        tjDestroy(handle)
+        if let rgbHandle { tjDestroy(rgbHandle) }
         cpixels_jpeg_encoder_destroy(yuvEncoder)
     }
 
@@ -65,43 +63,38 @@ public final class JPEGEncoder {
     /// thumbnail's size as pairs of pixels (Y0 Cb Y1 Cr, four samples), which gives each
     /// thumbnail pixel's Cb and Cr, and its luma as the mean of Y0 and Y1 — all of the pixels it
     /// covers, where it covers two or more columns; a thumbnail wider than half the frame takes
-    /// its luma from the frame averaged as single pixels (Y and a chroma) instead. Then limited
-    /// range expanded, and encoded 4:4:4 at Thumbnail.quality. Nil if memory ran out (the
-    /// pipeline then decodes the JPEG for it).
+    /// its luma from the frame averaged as single pixels (Y and a chroma) instead. Then encoded
+    /// 4:4:4 at Thumbnail.quality, limited range expanded on the way, by the libjpeg code the
+    /// frame's own encoding has just run (through turbojpeg, a one-photo process ran ~670 more
+    /// blocks of the same library's code under qemu: make bench-startup). Nil if memory ran out
+    /// (the pipeline then decodes the JPEG for it).
     private func thumbnailOfYUYV(_ frame: Frame, fitting box: Resolution) throws -> [UInt8]? {
         let size = Thumbnail.fittedSize(frame.width, frame.height, inside: box)
         let count = size.width * size.height
         guard let pairs = Thumbnail.averaged(
             frame.bytes, width: frame.width / 2, height: frame.height, channels: 4, stride: frame.bytesPerLine, to: size)
         else { return nil }
-        let cb = (0..<count).map { pairs[4 * $0 + 1] }, cr = (0..<count).map { pairs[4 * $0 + 3] }
-        let luma: [UInt8]
+        // The three planes one after another: luma, Cb, Cr.
+        var planes = [UInt8](repeating: 0, count: 3 * count)
         if size.width * 2 <= frame.width {
-            luma = (0..<count).map { (i: Int) -> UInt8 in
-                let sum = Int(pairs[4 * i]) + Int(pairs[4 * i + 2])
-                return UInt8((sum + 1) / 2)
-            }
+            for i in 0..<count { planes[i] = UInt8((Int(pairs[4 * i]) + Int(pairs[4 * i + 2]) + 1) / 2) }
         } else {
             guard let pixels = Thumbnail.averaged(
                 frame.bytes, width: frame.width, height: frame.height, channels: 2, stride: frame.bytesPerLine, to: size)
             else { return nil }
-            luma = (0..<count).map { pixels[2 * $0] }
+            for i in 0..<count { planes[i] = pixels[2 * i] }
         }
-        func inFullRange(_ plane: [UInt8], chroma: Bool) -> [UInt8] {
-            frame.fullRange ? plane : Self.expanded(plane, chroma: chroma)
+        for i in 0..<count {
+            planes[count + i] = pairs[4 * i + 1]
+            planes[2 * count + i] = pairs[4 * i + 3]
         }
-        return try compressPlanes(
-            inFullRange(luma, chroma: false), inFullRange(cb, chroma: true), inFullRange(cr, chroma: true),
-            width: size.width, height: size.height, strides: [size.width, size.width, size.width],
-            subsampling: TJSAMP_444, quality: Thumbnail.quality)
-    }
-
-    private static func expanded(_ plane: [UInt8], chroma: Bool) -> [UInt8] {
-        var out = plane
-        plane.withUnsafeBufferPointer { from in
-            out.withUnsafeMutableBufferPointer { to in cpixels_expand_plane(from.baseAddress, to.baseAddress, from.count, chroma ? 1 : 0) }
+        return try encodeYUV(width: size.width, height: size.height, subsampling: TJSAMP_444) { output, capacity, length in
+            planes.withUnsafeBufferPointer { planes in
+                cpixels_jpeg_encode_yuv444(
+                    yuvEncoder, planes.baseAddress, Int32(size.width), Int32(size.height), frame.fullRange ? 1 : 0,
+                    Int32(Thumbnail.quality), output, capacity, &length)
+            }
         }
-        return out
     }
 
     private func encodeYUYV(_ frame: Frame, quality: Int) throws -> [UInt8] {
@@ -153,45 +146,26 @@ public final class JPEGEncoder {
         guard frame.bytes.count >= pitch * (height - 1) + width * 3 else {
             throw CamrollError(.dataError, "RGB frame of \(frame.bytes.count) bytes is too short for \(width)x\(height)")
         }
+        if rgbHandle == nil {
+            guard let handle = tjInitCompress() else {
+                throw CamrollError(.failure, "cannot initialise the JPEG encoder: \(Self.globalError())")
+            }
+            rgbHandle = handle
+        }
         let capacity = try ensureOutput(width: width, height: height, subsampling: TJSAMP_420)
         var size = UInt(capacity)
         let status = frame.bytes.withUnsafeBufferPointer { source in
             tjCompress2(
-                handle, source.baseAddress, Int32(width), Int32(pitch), Int32(height),
+                rgbHandle, source.baseAddress, Int32(width), Int32(pitch), Int32(height),
                 Int32(TJPF_RGB.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality),
                 TJFLAG_NOREALLOC)
         }
         return try collect(status: status, size: size)
     }
 
-    private func compressPlanes(
-        _ luma: [UInt8], _ cb: [UInt8], _ cr: [UInt8], width: Int, height: Int, strides: [Int], subsampling: TJSAMP,
-        quality: Int
-    ) throws -> [UInt8] {
-        let capacity = try ensureOutput(width: width, height: height, subsampling: subsampling)
-        var size = UInt(capacity)
-        let strides32 = strides.map { Int32($0) }
-        let status = luma.withUnsafeBufferPointer { y in
-            cb.withUnsafeBufferPointer { u in
-                cr.withUnsafeBufferPointer { v in
-                    var pointers: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
-                    return pointers.withUnsafeMutableBufferPointer { planePointers in
-                        strides32.withUnsafeBufferPointer { strideBuffer in
-                            tjCompressFromYUVPlanes(
-                                handle, planePointers.baseAddress, Int32(width), strideBuffer.baseAddress,
-                                Int32(height), Int32(subsampling.rawValue), &output, &size, Int32(quality),
-                                TJFLAG_NOREALLOC)
-                        }
-                    }
-                }
-            }
-        }
-        return try collect(status: status, size: size)
-    }
-
     private func collect(status: Int32, size: UInt) throws -> [UInt8] {
         guard status == 0, let output else {
-            throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: tjGetErrorStr2(handle)))")
+            throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: tjGetErrorStr2(rgbHandle)))")
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }

@@ -1,11 +1,11 @@
 /*
  * grab-jpeg DEVICE WIDTH HEIGHT OUTPUT.jpg: the least a program can do for one JPEG from a V4L2
  * camera, as the floor under `camroll snap --skip 0` in the first-JPEG benchmark: the raw grab
- * (v4l2-ctl --stream-mmap --stream-count=1) and then Benchmarks/snap_one.c's work on its frame —
- * YUYV split into planar 4:2:2 with the limited-to-full range stretch, libturbojpeg at quality
- * 90, written under a temporary name and renamed into place. No catalog, no hash, no thumbnail,
- * no EXIF, no checks a user would need. Linked to libturbojpeg as camroll is to its JPEG
- * library (dynamically), so that both pay for loading one.
+ * (v4l2-ctl --stream-mmap --stream-count=1), then the frame saved as Benchmarks/one_jpeg.h saves
+ * it for the host's baseline (planar 4:2:2, libturbojpeg at quality 90, a temporary name renamed
+ * into place). No catalog, no hash, no thumbnail, no EXIF, no checks a user would need. Linked
+ * to libturbojpeg as camroll is to its JPEG library (dynamically), so that both pay for loading
+ * one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <turbojpeg.h>
 #include <unistd.h>
+
+#include "../../Benchmarks/one_jpeg.h"
 
 #define BUFFERS 2
 
@@ -69,38 +70,7 @@ int main(int argc, char **argv) {
     if (poll(&ready, 1, 5000) != 1) return fail("poll");
     struct v4l2_buffer frame = {.type = V4L2_BUF_TYPE_VIDEO_CAPTURE, .memory = V4L2_MEMORY_MMAP};
     if (xioctl(fd, VIDIOC_DQBUF, &frame) < 0) return fail("VIDIOC_DQBUF");
-    const unsigned char *yuyv = mapped[frame.index];
-
-    unsigned char luma[256], chroma[256];
-    for (int v = 0; v < 256; v++) {
-        int l = (v - 16) * 255 / 219, c = 128 + (v - 128) * 255 / 224;
-        luma[v] = l < 0 ? 0 : l > 255 ? 255 : l;
-        chroma[v] = c < 0 ? 0 : c > 255 ? 255 : c;
-    }
-    int half = width / 2;
-    unsigned char *planes[3] = {malloc((size_t)width * height), malloc((size_t)half * height), malloc((size_t)half * height)};
-    for (int y = 0; y < height; y++)
-        for (int x = 0; x < half; x++) {
-            const unsigned char *p = yuyv + (size_t)y * pitch + 4 * x;
-            planes[0][(size_t)y * width + 2 * x] = luma[p[0]];
-            planes[1][(size_t)y * half + x] = chroma[p[1]];
-            planes[0][(size_t)y * width + 2 * x + 1] = luma[p[2]];
-            planes[2][(size_t)y * half + x] = chroma[p[3]];
-        }
+    int status = save_one_jpeg(mapped[frame.index], (size_t)pitch, width, height, argv[4]);
     xioctl(fd, VIDIOC_STREAMOFF, &type);
-
-    tjhandle handle = tjInitCompress();
-    unsigned char *jpeg = NULL;
-    unsigned long size = 0;
-    int strides[3] = {width, half, half};
-    if (tjCompressFromYUVPlanes(handle, (const unsigned char **)planes, width, strides, height, TJSAMP_422, &jpeg, &size, 90, 0) != 0) {
-        fprintf(stderr, "grab-jpeg: %s\n", tjGetErrorStr2(handle));
-        return 1;
-    }
-    char temporary[4096];
-    snprintf(temporary, sizeof temporary, "%s.tmp", argv[4]);
-    FILE *file = fopen(temporary, "wb");
-    if (!file || fwrite(jpeg, 1, size, file) != size || fclose(file) != 0 || rename(temporary, argv[4]) != 0)
-        return fail(argv[4]);
-    return 0;
+    return status;
 }

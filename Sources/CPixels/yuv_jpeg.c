@@ -165,33 +165,32 @@ int cpixels_jpeg_encode_yuyv(cpixels_jpeg_encoder *encoder, const uint8_t *yuyv,
     return encode(encoder, &frame, 2, 1, quality, out, capacity, size);
 }
 
-int cpixels_jpeg_encode_i420(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
-                             int full_range, int quality, uint8_t *out, size_t capacity, size_t *size) {
+/* A planar frame, its three planes one after another (chroma planes of width / h_samp x
+ * height / v_samp, rounded up), encoded as `name` says it is. */
+static int encode_planes(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height, int h_samp,
+                         int v_samp, const char *name, int full_range, int quality, uint8_t *out, size_t capacity,
+                         size_t *size) {
     encoder->message[0] = 0;
     if (width <= 0 || height <= 0) {
-        snprintf(encoder->message, sizeof encoder->message, "cannot encode %dx%d YUV 4:2:0", width, height);
+        snprintf(encoder->message, sizeof encoder->message, "cannot encode %dx%d %s", width, height, name);
         return -1;
     }
-    const size_t chroma_width = ((size_t)width + 1) / 2, chroma_height = ((size_t)height + 1) / 2;
+    const size_t chroma_width = ((size_t)width + (size_t)h_samp - 1) / (size_t)h_samp;
+    const size_t chroma_height = ((size_t)height + (size_t)v_samp - 1) / (size_t)v_samp;
     const size_t luma_size = (size_t)width * (size_t)height;
     const source frame = {
         .planes = {planes, planes + luma_size, planes + luma_size + chroma_width * chroma_height},
         .strides = {(size_t)width, chroma_width, chroma_width},
         .width = width, .height = height, .full_range = full_range};
-    return encode(encoder, &frame, 2, 2, quality, out, capacity, size);
+    return encode(encoder, &frame, h_samp, v_samp, quality, out, capacity, size);
+}
+
+int cpixels_jpeg_encode_i420(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
+                             int full_range, int quality, uint8_t *out, size_t capacity, size_t *size) {
+    return encode_planes(encoder, planes, width, height, 2, 2, "YUV 4:2:0", full_range, quality, out, capacity, size);
 }
 
 int cpixels_jpeg_encode_yuv444(cpixels_jpeg_encoder *encoder, const uint8_t *planes, int width, int height,
                                int full_range, int quality, uint8_t *out, size_t capacity, size_t *size) {
-    encoder->message[0] = 0;
-    if (width <= 0 || height <= 0) {
-        snprintf(encoder->message, sizeof encoder->message, "cannot encode %dx%d YUV 4:4:4", width, height);
-        return -1;
-    }
-    const size_t plane_size = (size_t)width * (size_t)height;
-    const source frame = {
-        .planes = {planes, planes + plane_size, planes + 2 * plane_size},
-        .strides = {(size_t)width, (size_t)width, (size_t)width},
-        .width = width, .height = height, .full_range = full_range};
-    return encode(encoder, &frame, 1, 1, quality, out, capacity, size);
+    return encode_planes(encoder, planes, width, height, 1, 1, "YUV 4:4:4", full_range, quality, out, capacity, size);
 }

@@ -159,18 +159,14 @@ import Testing
     /// turbojpeg picks by quality, both ranges, pictures smooth and noisy.
     @Test(arguments: [(2, 1), (6, 9), (38, 7), (322, 241), (640, 480), (1, 511), (5, 3), (33, 17)])
     func theYUVEncodersWriteWhatTurbojpegWritesFromWholePlanes(width: Int, height: Int) throws {
-        var state = UInt64(width * 1000 + height)  // a linear congruential generator: noise, the same every run
-        func noise() -> UInt8 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return UInt8(truncatingIfNeeded: state >> 33)
-        }
+        var noise = Noise(seed: width * 1000 + height)
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
         let yuyvStride = width * 2 + 4
         let layouts: [PixelFormat] = width % 2 == 0 ? [.yuyv, .yuv420] : [.yuv420]
         for format in layouts {
             let count = format == .yuyv ? yuyvStride * height : width * height + 2 * chromaWidth * chromaHeight
             let smooth = (0..<count).map { UInt8(truncatingIfNeeded: 16 + ($0 / 3) % 200) }
-            for (content, bytes) in [("smooth", smooth), ("noise", (0..<count).map { _ in noise() })] {
+            for (content, bytes) in [("smooth", smooth), ("noise", (0..<count).map { _ in noise.next() })] {
                 for quality in [50, 90, 97] {
                     for fullRange in [false, true] {
                         let frame = Frame(format: format, width: width, height: height,
@@ -197,18 +193,12 @@ import Testing
     /// of part of one and of many, both DCTs turbojpeg picks by quality, both ranges.
     @Test(arguments: [(1, 1), (7, 5), (33, 17), (160, 120), (320, 240)])
     func theThumbnailEncoderWritesWhatTurbojpegWrites(width: Int, height: Int) throws {
-        var state = UInt64(width * 1000 + height)
-        func noise() -> UInt8 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return UInt8(truncatingIfNeeded: state >> 33)
-        }
+        var noise = Noise(seed: width * 1000 + height)
         let count = width * height
         let smooth = (0..<3 * count).map { UInt8(truncatingIfNeeded: 16 + ($0 / 3) % 200) }
         let encoder = try #require(cpixels_jpeg_encoder_create())
         defer { cpixels_jpeg_encoder_destroy(encoder) }
-        let handle = try #require(tjInitCompress())
-        defer { tjDestroy(handle) }
-        for (content, planes) in [("smooth", smooth), ("noise", (0..<3 * count).map { _ in noise() })] {
+        for (content, planes) in [("smooth", smooth), ("noise", (0..<3 * count).map { _ in noise.next() })] {
             for quality in [Thumbnail.quality, 90, 97] {
                 for fullRange in [false, true] {
                     var ours = [UInt8](repeating: 0, count: 4 * count + 4096), size = 0
@@ -219,17 +209,10 @@ import Testing
                     let expanded = fullRange ? planes : planes.enumerated().map { index, sample in
                         index < count ? cpixels_expand_luma(sample) : cpixels_expand_chroma(sample)
                     }
-                    var output: UnsafeMutablePointer<UInt8>? = nil
-                    var length: UInt = 0
-                    defer { tjFree(output) }
-                    var strides = [Int32(width), Int32(width), Int32(width)]
-                    let turbo = expanded.withUnsafeBufferPointer { all in
-                        var pointers: [UnsafePointer<UInt8>?] = [all.baseAddress, all.baseAddress! + count, all.baseAddress! + 2 * count]
-                        return tjCompressFromYUVPlanes(handle, &pointers, Int32(width), &strides, Int32(height),
-                                                       Int32(TJSAMP_444.rawValue), &output, &length, Int32(quality), 0)
-                    }
-                    try #require(turbo == 0, "\(String(cString: tjGetErrorStr2(handle)))")
-                    let theirs = Array(UnsafeBufferPointer(start: output, count: Int(length)))
+                    let theirs = try Self.turbojpeg(
+                        Array(expanded[..<count]), Array(expanded[count..<2 * count]), Array(expanded[(2 * count)...]),
+                        strides: [Int32(width), Int32(width), Int32(width)], width: width, height: height,
+                        subsampling: TJSAMP_444, quality: quality)
                     let same = ours == theirs  // (compared apart: #expect would print both JPEGs)
                     #expect(same, "\(width)x\(height) \(content) q\(quality) full range \(fullRange): \(ours.count) and \(theirs.count) bytes")
                 }
@@ -282,11 +265,21 @@ import Testing
             }
             (strides, subsampling) = ([Int32(paddedWidth), Int32(chromaWidth), Int32(chromaWidth)], TJSAMP_420)
         }
+        return try turbojpeg(luma, cb, cr, strides: strides, width: width, height: height, subsampling: subsampling,
+                             quality: quality)
+    }
+
+    /// turbojpeg's tjCompressFromYUVPlanes of three whole planes, in full range.
+    static func turbojpeg(
+        _ luma: [UInt8], _ cb: [UInt8], _ cr: [UInt8], strides: [Int32], width: Int, height: Int, subsampling: TJSAMP,
+        quality: Int
+    ) throws -> [UInt8] {
         let handle = try #require(tjInitCompress())
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>? = nil
         var size: UInt = 0
         defer { tjFree(output) }
+        var strides = strides
         let status = luma.withUnsafeBufferPointer { y in
             cb.withUnsafeBufferPointer { u in
                 cr.withUnsafeBufferPointer { v in
@@ -310,11 +303,8 @@ import Testing
     func boxAveragingGivesEachBlocksMean(size: (Int, Int, Int, Int, Int), brightness: UInt8) {
         let (width, height, channels, toWidth, toHeight) = size
         let stride = width * channels + 3
-        var state = UInt64(width * 7 + height)
-        let samples = (0..<(stride * height)).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return UInt8(truncatingIfNeeded: state >> 33) | brightness
-        }
+        var noise = Noise(seed: width * 7 + height)
+        let samples = (0..<(stride * height)).map { _ in noise.next() | brightness }
         var got = [UInt8](repeating: 0, count: toWidth * toHeight * channels)
         #expect(cpixels_box_average(samples, stride, Int32(width), Int32(height), Int32(channels), &got,
                                     Int32(toWidth), Int32(toHeight)) == 0)
@@ -551,5 +541,17 @@ import Testing
         // A whole number too long for 64 bits is out of the range, not "not a whole number".
         #expect(message("99999999999999999999", control(0, 255, step: 1)) == "invalid value '99999999999999999999' for control 'x': range 0…255")
         #expect(message("9.5", control(0, 255, step: 1)) == "invalid value '9.5' for control 'x': expected a whole number")
+    }
+}
+
+/// Noise the same every run: a linear congruential generator's high bits.
+struct Noise {
+    private var state: UInt64
+
+    init(seed: Int) { state = UInt64(seed) }
+
+    mutating func next() -> UInt8 {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return UInt8(truncatingIfNeeded: state >> 33)
     }
 }

@@ -128,9 +128,11 @@ vm-tsan: vm-deps
 	CAMROLL_VM_SANITIZER=thread Tests/vm/run-suite $(VM_TSAN_SCENARIOS)
 
 # Time to the first JPEG in one VM boot, beside fswebcam, ffmpeg and a raw v4l2-ctl grab.
+# BASELINE=REV (a git revision, or a camroll binary): that camroll is timed too, beside this one,
+# in the same boot (make vm-bench BASELINE=HEAD~1).
 vm-bench: vm-deps
 	$(call ensure_packages,$(BENCH_PACKAGES))
-	Tests/vm/run-suite first-jpeg
+	CAMROLL_VM_BASELINE='$(BASELINE)' Tests/vm/run-suite first-jpeg
 
 bench: test-deps
 	python3 Benchmarks/bench.py

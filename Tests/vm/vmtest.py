@@ -13,6 +13,7 @@ file reports rather than tests: it runs only when named (`make vm-bench`). A sce
 passed. The kernel package is downloaded and unpacked once (Tests/vm/cache); the initramfs is
 rebuilt every run around the current camroll.
 """
+import ast
 import glob
 import lzma
 import os
@@ -48,6 +49,10 @@ SANITIZERS = {
                "options": ["TSAN_OPTIONS=log_path=/out/sanitizer-report"],
                "qemu": ["-cpu", "max"]},
 }
+# CAMROLL_VM_BASELINE=REV (a git revision): camroll as it was there goes into the guest too, as
+# camroll-baseline, and the first-JPEG benchmark times it beside the current one. Boots differ by
+# more than most changes do (see README), so a change is measured against its baseline in one boot.
+BASELINE = os.environ.get("CAMROLL_VM_BASELINE", "")
 if SANITIZER and SANITIZER not in SANITIZERS:
     sys.exit(f"vm: CAMROLL_VM_SANITIZER={SANITIZER}: not one of {', '.join(SANITIZERS)}")
 
@@ -162,9 +167,33 @@ def build_camroll():
              "--scratch-path", scratch, "--package-path", ROOT], stdout=subprocess.DEVNULL)
         return os.path.join(scratch, "release", "camroll")
     log("building camroll (release, static Swift stdlib)")
-    scratch = os.path.join(ROOT, ".build", "vm")
-    run(["swift", "build", "-c", "release", *STATIC_FLAGS, "--scratch-path", scratch,
-         "--package-path", ROOT], stdout=subprocess.DEVNULL)
+    return build_static(ROOT, os.path.join(ROOT, ".build", "vm"))
+
+
+def build_baseline(revision):
+    """camroll as it was at git `revision`, built as build_camroll builds it (from `git archive`:
+    committed files only, with the build flags of that revision's vmtest.py), for a benchmark to
+    time a change against in the same boot; or, where `revision` names a file, that binary."""
+    if os.path.isfile(revision):
+        return revision
+    log(f"building the baseline camroll at {revision}")
+    source = os.path.join(ROOT, ".build", "vm-baseline-source")
+    shutil.rmtree(source, ignore_errors=True)
+    os.makedirs(source)
+    archive = subprocess.run(["git", "-C", ROOT, "archive", revision], capture_output=True, check=False)
+    if archive.returncode != 0:
+        sys.exit(f"vm: CAMROLL_VM_BASELINE={revision}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", source], input=archive.stdout, check=True)
+    flags = STATIC_FLAGS
+    match = re.search(r"^STATIC_FLAGS = (\[.*?\])$", open(os.path.join(source, "Tests", "vm", "vmtest.py")).read(), re.M | re.S)
+    if match:
+        flags = ast.literal_eval(match.group(1))
+    return build_static(source, os.path.join(ROOT, ".build", "vm-baseline"), flags)
+
+
+def build_static(package, scratch, flags=STATIC_FLAGS):
+    run(["swift", "build", "-c", "release", *flags, "--scratch-path", scratch,
+         "--package-path", package], stdout=subprocess.DEVNULL)
     binary = os.path.join(scratch, "release", "camroll")
     # What the flags promise, checked on what the linker made: libraries bound at start and
     # never looked for beside the binary.
@@ -230,19 +259,21 @@ def programs_disk(scenario, workdir):
     return disk
 
 
-def build_initramfs(tree, release, camroll, tools):
+def build_initramfs(tree, release, camroll, tools, baseline=None):
     root = os.path.join(OUT, "initramfs")
     shutil.rmtree(root, ignore_errors=True)
     for directory in ["bin", "sbin", "etc", "proc", "sys", "dev", "tmp", "out", "usr/bin", "lib64"]:
         os.makedirs(os.path.join(root, directory), exist_ok=True)
     copy_into(root, "/bin/busybox")
     copy_into(root, camroll, "/usr/bin/camroll")
+    if baseline:
+        copy_into(root, baseline, "/usr/bin/camroll-baseline")
     for tool in tools:
         copy_into(root, tool, "/usr/bin/" + os.path.basename(tool))
         for library in shared_libraries(tool):
             copy_into(root, library)
-    for program in [camroll] + GUEST_PROGRAMS + GUEST_DLOPENED:
-        if program != camroll:
+    for program in [camroll] + ([baseline] if baseline else []) + GUEST_PROGRAMS + GUEST_DLOPENED:
+        if program not in (camroll, baseline):
             copy_into(root, program)
         for library in shared_libraries(program):
             copy_into(root, library)
@@ -360,7 +391,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     run(["bash", os.path.join(HERE, "build-v4l2loopback.sh"), release, os.path.join(CACHE, "extra-modules", release)])
     camroll = build_camroll()
-    initramfs = build_initramfs(tree, release, camroll, build_tools())
+    baseline = build_baseline(BASELINE) if BASELINE else None
+    initramfs = build_initramfs(tree, release, camroll, build_tools(), baseline)
     log(f"kernel {release} ({os.path.basename(kernel)}), initramfs {os.path.getsize(initramfs) // 1_000_000} MB, "
         f"accel {'kvm' if kvm_usable() else 'tcg'}")
 

@@ -1,7 +1,8 @@
 # Time to the first JPEG (a benchmark, run by `make vm-bench`): in one boot, alternating, 5
 # reps each — camroll (the default warm-up, --skip auto; --skip 5, the default before it; and
 # --skip 0), fswebcam -S 0, ffmpeg -frames:v 1, the raw v4l2-ctl grab (also through libv4l2)
-# and a C program that grabs and encodes one JPEG (grab-jpeg) — at 640x480 and 1920x1080;
+# and a C program that grabs and encodes one JPEG (grab-jpeg), and camroll-baseline --skip 0
+# where CAMROLL_VM_BASELINE put one in the guest — at 640x480 and 1920x1080;
 # then 100 copies of one 1080p capture. Every run is one line of $OUT/times: "TOOL SIZE REP MS
 # STATUS RSS_KB". The check prints the table.
 tar -xf /dev/vdb -C /
@@ -19,6 +20,11 @@ for size in 640x480 1920x1080; do
         measure camroll $size $rep camroll snap -d /dev/video0 -r $size -o /tmp/o/c.jpg --overwrite --db /tmp/c.db --quiet
         measure camroll-skip5 $size $rep camroll snap -d /dev/video0 -r $size --skip 5 -o /tmp/o/c5.jpg --overwrite --db /tmp/c.db --quiet
         measure camroll-skip0 $size $rep camroll snap -d /dev/video0 -r $size --skip 0 -o /tmp/o/c0.jpg --overwrite --db /tmp/c.db --quiet
+        # CAMROLL_VM_BASELINE: camroll before a change, timed right after it, in this boot.
+        if [ -x /usr/bin/camroll-baseline ]; then
+            measure baseline-skip0 $size $rep camroll-baseline snap -d /dev/video0 -r $size --skip 0 -o /tmp/o/b0.jpg \
+                --overwrite --db /tmp/b.db --quiet
+        fi
         measure fswebcam $size $rep fswebcam -q -d /dev/video0 -r $size -p YUYV -S 0 --no-banner --jpeg 90 /tmp/o/f.jpg
         measure ffmpeg $size $rep ffmpeg -nostdin -loglevel error -y -f v4l2 -video_size $size -i /dev/video0 -frames:v 1 /tmp/o/ff.jpg
         measure raw $size $rep v4l2-ctl -d /dev/video0 --set-fmt-video=width=$w,height=$h,pixelformat=YUYV \
@@ -34,11 +40,16 @@ for size in 640x480 1920x1080; do
     cp /tmp/o/c0.jpg "$OUT/camroll-skip0-$size.jpg"
     cp /tmp/o/f.jpg "$OUT/fswebcam-$size.jpg"; cp /tmp/o/ff.jpg "$OUT/ffmpeg-$size.jpg"
     cp /tmp/o/g.jpg "$OUT/grab-jpeg-$size.jpg"
+    if [ -f /tmp/o/b0.jpg ]; then cp /tmp/o/b0.jpg "$OUT/baseline-skip0-$size.jpg"; fi
 done
 # Where camroll's time goes, at each size (--skip 0).
 for size in 640x480 1920x1080; do
     CAMROLL_TRACE=1 camroll snap -d /dev/video0 -r $size --skip 0 -o /tmp/o/t.jpg --overwrite --db /tmp/c.db --quiet \
         2>"$OUT/trace-$size.txt"
+    if [ -x /usr/bin/camroll-baseline ]; then
+        CAMROLL_TRACE=1 camroll-baseline snap -d /dev/video0 -r $size --skip 0 -o /tmp/o/t.jpg --overwrite --db /tmp/b.db \
+            --quiet 2>"$OUT/baseline-trace-$size.txt"
+    fi
 done
 # 100 copies of one 1080p capture: camroll -n 100; fswebcam with 100 output names in one run;
 # one ffmpeg grab and 100 cp.

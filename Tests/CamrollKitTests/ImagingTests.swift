@@ -295,11 +295,13 @@ import Testing
 
     /// The thumbnail's averaging: every output sample the floor of the mean of its block, as a
     /// plain loop works it out — blocks that tile the picture evenly and unevenly, blocks taller
-    /// than the 257 rows the 16-bit sums hold (300 here), a picture smaller than its output
-    /// (blocks of one pixel), rows with padding past the pixels, 1 to 4 channels; noise, and
-    /// noise near white (sums near their largest).
+    /// than the 257 rows the 16-bit sums hold (300 here), blocks of more than the 65536 samples
+    /// a reciprocal divides exactly (350x300), a picture smaller than its output (blocks of one
+    /// pixel), rows with padding past the pixels, 1 to 4 channels; noise, and noise near white
+    /// (sums near their largest).
     @Test(arguments: [(97, 301, 4, 13, 29), (640, 480, 1, 160, 120), (5, 3, 3, 7, 9), (3, 600, 2, 2, 2),
-                      (1, 1, 1, 1, 1), (322, 241, 3, 160, 120)], [0, 0xF0])
+                      (1, 1, 1, 1, 1), (322, 241, 3, 160, 120), (700, 300, 1, 2, 1), (320, 480, 4, 160, 120)],
+          [0, 0xF0])
     func boxAveragingGivesEachBlocksMean(size: (Int, Int, Int, Int, Int), brightness: UInt8) {
         let (width, height, channels, toWidth, toHeight) = size
         let stride = width * channels + 3
@@ -323,6 +325,24 @@ import Testing
             }
         }
         #expect(wrong == 0)
+    }
+
+    /// Each block's mean exactly where it is a whole number and where it is one short of one
+    /// (every sample 200, then one in each block 199), the two cases a divide by multiplication
+    /// gets wrong first: in blocks of 9 samples (multiplied by a reciprocal) and of 105 000
+    /// (divided).
+    @Test(arguments: [(9, 9, 3, 3), (700, 300, 2, 1)])
+    func boxAveragingFloorsMeansAtAndJustUnderWholeValues(size: (Int, Int, Int, Int)) {
+        let (width, height, toWidth, toHeight) = size
+        var samples = [UInt8](repeating: 200, count: width * height)
+        var got = [UInt8](repeating: 0, count: toWidth * toHeight)
+        #expect(cpixels_box_average(samples, width, Int32(width), Int32(height), 1, &got, Int32(toWidth), Int32(toHeight)) == 0)
+        #expect(got == [UInt8](repeating: 200, count: toWidth * toHeight))
+        for y in 0..<toHeight {
+            for x in 0..<toWidth { samples[y * height / toHeight * width + x * width / toWidth] = 199 }
+        }
+        #expect(cpixels_box_average(samples, width, Int32(width), Int32(height), 1, &got, Int32(toWidth), Int32(toHeight)) == 0)
+        #expect(got == [UInt8](repeating: 199, count: toWidth * toHeight))
     }
 
     /// YUYV rows (with padding past the pixels) into the three planes, expanded or as they are:

@@ -1,7 +1,7 @@
 # camroll — build, demo, tests, benchmark. Every target installs the Debian packages it needs
 # when they are missing (as root, or through sudo).
 
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
+BUILD_PACKAGES := pkg-config libstdc++-12-dev libturbojpeg0-dev libjpeg62-turbo-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
                   libstb-dev libcurl4-openssl-dev
 TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs f2fs-tools nfs-kernel-server
@@ -42,15 +42,14 @@ build: deps
 release: deps
 	swift build -c release
 
-# What `make install` and `make deb` ship: the Swift runtime linked in, so that the binary runs
-# on a machine without a Swift toolchain; the C libraries stay Debian's shared ones, bound at
-# start (-z now), and looked for only where the system keeps them: not also in the binary's own
-# directory ($ORIGIN, which SwiftPM adds), where anyone who can write there could plant one.
-# Tests/vm/vmtest.py builds the VM's binary with the same flags (STATIC_FLAGS there).
+# What `make install` and `make deb` ship: the Swift runtime and its C++ library linked in, so
+# that the binary runs on a machine without a Swift toolchain; the C libraries stay Debian's
+# shared ones, bound at start and looked for only where the system keeps them. The flags, and
+# why, are packaging/static-link-flags's; Tests/vm/vmtest.py builds the VM's binary with them too.
 STATIC_DIR := .build/static
 STATIC_BIN := $(STATIC_DIR)/release/camroll
 static: deps
-	swift build -c release --static-swift-stdlib --disable-local-rpath --scratch-path $(STATIC_DIR) -Xlinker -z -Xlinker now
+	swift build -c release $$(packaging/static-link-flags) --scratch-path $(STATIC_DIR)
 
 # The main job: a camera if there is one, the built-in test pattern if not; 5 saves into
 # ./demo, recorded in ./demo/catalog.sqlite3.

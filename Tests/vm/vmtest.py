@@ -150,9 +150,17 @@ def module_closure(tree, release, names):
     return base, sorted(wanted)
 
 
-# The flags of the Makefile's `static` (what `make install` and `make deb` ship), so that the VM
-# runs and `make vm-bench` times the binary users get.
-STATIC_FLAGS = ["--static-swift-stdlib", "--disable-local-rpath", "-Xlinker", "-z", "-Xlinker", "now"]
+def static_flags(package):
+    """The flags of the Makefile's `static` (what `make install` and `make deb` ship) for the
+    source tree at `package`, so that the VM runs and `make vm-bench` times the binary users get.
+    A tree from before packaging/static-link-flags kept them in this file, as STATIC_FLAGS."""
+    script = os.path.join(package, "packaging", "static-link-flags")
+    if os.path.exists(script):
+        return subprocess.run([script], capture_output=True, text=True, check=True).stdout.split()
+    match = re.search(r"^STATIC_FLAGS = (\[.*?\])$", open(os.path.join(package, "Tests", "vm", "vmtest.py")).read(), re.M)
+    if match is None:
+        sys.exit(f"vm: no static build flags in {package}")
+    return ast.literal_eval(match.group(1))
 
 
 def build_camroll():
@@ -172,7 +180,7 @@ def build_camroll():
 
 def build_baseline(revision):
     """camroll as it was at git `revision`, built as build_camroll builds it (from `git archive`:
-    committed files only, with the build flags of that revision's vmtest.py), for a benchmark to
+    committed files only, with that revision's static build flags), for a benchmark to
     time a change against in the same boot; or, where `revision` names a file, that binary."""
     if os.path.isfile(revision):
         return revision
@@ -184,22 +192,21 @@ def build_baseline(revision):
     if archive.returncode != 0:
         sys.exit(f"vm: CAMROLL_VM_BASELINE={revision}: {archive.stderr.decode(errors='replace').strip()}")
     subprocess.run(["tar", "-x", "-C", source], input=archive.stdout, check=True)
-    flags = STATIC_FLAGS
-    match = re.search(r"^STATIC_FLAGS = (\[.*?\])$", open(os.path.join(source, "Tests", "vm", "vmtest.py")).read(), re.M | re.S)
-    if match:
-        flags = ast.literal_eval(match.group(1))
-    return build_static(source, os.path.join(ROOT, ".build", "vm-baseline"), flags)
+    return build_static(source, os.path.join(ROOT, ".build", "vm-baseline"))
 
 
-def build_static(package, scratch, flags=STATIC_FLAGS):
+def build_static(package, scratch):
+    flags = static_flags(package)
     run(["swift", "build", "-c", "release", *flags, "--scratch-path", scratch,
          "--package-path", package], stdout=subprocess.DEVNULL)
     binary = os.path.join(scratch, "release", "camroll")
     # What the flags promise, checked on what the linker made: libraries bound at start and
-    # never looked for beside the binary.
+    # never looked for beside the binary; the C++ library linked in where the tree says so.
     dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True, check=True).stdout
     if re.search(r"\((RUNPATH|RPATH)\)", dynamic) or not re.search(r"\(FLAGS\).*BIND_NOW", dynamic):
         sys.exit(f"vm: {binary} has a library search path of its own or no BIND_NOW:\n{dynamic}")
+    if any(flag.endswith("static-libstdc++") for flag in flags) and "libstdc++" in dynamic:
+        sys.exit(f"vm: {binary} loads libstdc++ although its flags link it in:\n{dynamic}")
     stripped = os.path.join(scratch, "camroll.stripped")
     run(["strip", "-o", stripped, binary])
     return stripped

@@ -11,6 +11,7 @@ mount -t tmpfs tmpfs /tmp
 mount -t tmpfs tmpfs /out
 modprobe virtio_pci
 modprobe virtio_blk
+modprobe virtio_rng
 # shellcheck disable=SC2086 # the options are words on purpose
 modprobe vivid ${vivid_opts:-n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0}
 for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e /dev/video0 ] && [ -e /dev/vda ] && break; sleep 0.2; done

@@ -56,11 +56,12 @@ BASELINE = os.environ.get("CAMROLL_VM_BASELINE", "")
 if SANITIZER and SANITIZER not in SANITIZERS:
     sys.exit(f"vm: CAMROLL_VM_SANITIZER={SANITIZER}: not one of {', '.join(SANITIZERS)}")
 
-# vivid and what it needs, the virtio disk results come back on, and what the scenarios use
+# vivid and what it needs, the virtio disk results come back on, the host's randomness (see boot),
+# and what the scenarios use
 # (fake-card: a loop device, device-mapper, ext4 and the crc32c it asks the crypto API for;
 # sdcard: FAT and exFAT with the code pages they name files in; nas: the NFS server and client;
 # power-cut: F2FS, the flash file system some cards are formatted with, and the crc32 it asks for).
-MODULES = ["vivid", "virtio_pci", "virtio_blk", "v4l2loopback", "loop", "dm_mod", "dm_flakey", "ext4", "crc32c_generic",
+MODULES = ["vivid", "virtio_pci", "virtio_blk", "virtio_rng", "v4l2loopback", "loop", "dm_mod", "dm_flakey", "ext4", "crc32c_generic",
            "vfat", "exfat", "nls_cp437", "nls_utf8", "nls_ascii", "nfsd", "nfsv4", "f2fs", "crc32_generic"]
 # Host programs copied into the guest with their libraries.
 GUEST_PROGRAMS = ["/usr/bin/v4l2-ctl"]
@@ -343,6 +344,11 @@ def boot(kernel, initramfs, scenario, extra_cmdline, workdir, timeout=TIMEOUT):
         "-kernel", kernel, "-initrd", initramfs, "-append", cmdline,
         "-drive", f"file={disk},format=raw,if=virtio",
         "-serial", f"file:{console}", "-monitor", "none", "-display", "none",
+        # An entropy source, as real machines have (a hardware RNG, or interrupts enough): without
+        # one the kernel's random pool was ready only ~2.9 s into the boot, and every Swift
+        # program's start (the runtime seeds its hashing from getrandom, which waits for the pool)
+        # waited for it — the first camroll of a boot took 1.1 s longer than the next.
+        "-device", "virtio-rng-pci",
     ]
     programs = programs_disk(scenario, workdir)
     if programs:

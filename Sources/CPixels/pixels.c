@@ -111,7 +111,8 @@ void cpixels_expand_plane(const uint8_t *restrict from, uint8_t *restrict to, si
  * shift: with reciprocal = floor(2^40 / count) + 1 the quotient is exact wherever 255 * count^2 <
  * 2^40, so for blocks of up to 65536 samples (a thumbnail of a 36-megapixel picture has 1500);
  * bigger blocks are divided. A division is one instruction natively but a call under qemu's
- * TCG, where a one-photo process's thumbnail made 19 200 of them at 640x480. */
+ * TCG; a 640x480 frame's thumbnail made 115 200 of them when each block's mean and bounds were
+ * divided out. */
 typedef struct { uint64_t count, reciprocal; } block_divisor;
 enum { EXACT_RECIPROCAL_COUNT = 65536 };
 static inline block_divisor block_divisor_for(uint64_t count) {
@@ -152,8 +153,8 @@ static inline __attribute__((always_inline)) void average_columns(
  * the compiler vectorizes; in 16-bit lanes, twice as many an instruction, where a block is at
  * most 257 rows tall and so sums at most 65535), then each block's columns, whose bounds are
  * worked out once for all rows, divided by block_mean. A 640x480 YUYV frame to a 160x120
- * thumbnail (as pairs, 4 samples a pixel): 1.3 million instructions, 4.9 million when the
- * columns' bounds and the divisions were worked out for every sample. */
+ * thumbnail (as pairs, 4 samples a pixel): 1.4 million instructions, 0.09 ms; 4.9 million and
+ * 0.32 ms when the columns' bounds and the means were divided out for every sample. */
 CPIXELS_VECTOR_CLONES
 int cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, int channels, uint8_t *to,
                         int to_width, int to_height) {

@@ -632,6 +632,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("run.gif")))
     }
 
+    /// Saves that the catalog's millisecond timestamps cannot tell apart — 50 small files in
+    /// one millisecond, 10 µs each — are drawn one after another, over half of the chart's
+    /// millisecond (30 of its 60 columns), not all at its start (one column: 50 files' bytes in
+    /// 17 µs, tens of GB/s); and with two writers, each writer's own one after another (the
+    /// busier writer's count × 10 µs).
+    @Test func savesWithinOneMillisecondAreDrawnOneAfterAnother() throws {
+        let dir = try TemporaryDirectory()
+        for (jobs, catalog) in [(1, "one.sqlite3"), (2, "two.sqlite3")] {
+            let run = try CamrollBinary.run(
+                ["-d", "pattern", "-r", "64x48", "-n", "50", "--jobs", "\(jobs)", "-o", dir.file("\(jobs)/{seq}.jpg"),
+                 "--db", dir.file(catalog), "--quiet"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let database = try Database(path: dir.file(catalog))
+            try database.execute("UPDATE saves SET saved_at = (SELECT min(saved_at) FROM saves), duration_us = 10")
+            let busiest = try database.prepare("SELECT max(n) FROM (SELECT count(*) AS n FROM saves GROUP BY job)").firstInt()
+            #expect(jobs == 1 ? busiest == 50 : (25...50).contains(busiest ?? 0), "\(busiest ?? 0)")
+            let stats = try CamrollBinary.run(["stats", "--db", dir.file(catalog)], environment: ["COLUMNS": "72"])
+            #expect(stats.status == 0, "\(stats.stderr)")
+            let chart = Array(stats.stdout.split(separator: "\n").drop { !$0.hasPrefix("throughput over run") })
+            #expect(chart.count >= 9 && chart[8].hasSuffix(" 1.00 ms"), "\(stats.stdout)")
+            // The bottom row: a bar (of any height) in each column where a save ended.
+            let columns = chart.count >= 7 ? Array(chart[6].split(separator: "│", maxSplits: 1).last ?? "") : []
+            let ended = Set(columns.indices.filter { columns[$0] != " " })
+            let expected = Double(busiest ?? 0) * 10 / 1000 * Double(columns.count)
+            #expect(columns.count == 60 && Double(ended.count) >= 0.8 * expected && ended.max().map { Double($0) < expected + 2 } == true,
+                    "\(ended.sorted()) of \(columns.count), \(expected) expected: \(stats.stdout)")
+        }
+    }
+
     /// A run of one save: "1 save", the histogram's count axis 0 and 1 (not 0, 1, 1), and the
     /// time axis's last label ending at the frame, not cut off by the picture's edge.
     @Test func aOneSaveRunIsDrawnWithoutRepeatedOrCutLabels() throws {

@@ -68,7 +68,7 @@ enum RunPlot {
             <text x="\(left)" y="22" font-size="15" font-weight="bold">\(escaped(title))</text>
 
             """
-        let seconds = max(timeline.seconds, 0.001)
+        let seconds = timeline.drawnSeconds
         let timeTicks = ticks(upTo: seconds)
         func timeLabel(_ value: Double) -> String { value == 0 ? "0" : Units.duration(microseconds: Int(value * 1e6)) }
 

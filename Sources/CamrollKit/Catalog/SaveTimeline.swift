@@ -17,6 +17,9 @@ struct SaveTimeline {
     let saves: [Save]
 
     var seconds: Double { saves.map(\.end).max() ?? 0 }
+    /// The time the charts span: the run's, but at least the millisecond the catalog's times
+    /// are kept in (and never 0, which has no slices).
+    var drawnSeconds: Double { max(seconds, 0.001) }
 
     /// The newest run in `selection`'s saves (`runID`, or every run), its saved files only.
     init?(catalog: Catalog, runID: Int?) throws {
@@ -25,25 +28,36 @@ struct SaveTimeline {
         ).firstInt() else { return nil }
         let statement = try catalog.database.prepare(
             """
-            SELECT s.saved_at, \(Catalog.plausibleDuration), \(Catalog.plausibleBytes) FROM saves s JOIN captures c ON c.id = s.capture_id
+            SELECT s.saved_at, \(Catalog.plausibleDuration), \(Catalog.plausibleBytes), coalesce(s.job, 0) FROM saves s
+            JOIN captures c ON c.id = s.capture_id
             WHERE c.run_id = ? AND s.status = 'saved' ORDER BY s.saved_at, s.seq
             """
         ).bind([.int(run)])
         var saves: [Save] = []
         var first: Double?
+        // saved_at is in whole milliseconds, and small files are saved many to a millisecond:
+        // taken as it is, a run of 50 that took 595 µs began all at once and was drawn as
+        // 1.2 MB over its longest save, 44 µs (63 GB/s). A writer saves one file at a time, so
+        // a save begins no sooner than its writer's previous one ended — within its millisecond.
+        var writerFreeAt: [Int: Double] = [:]
         while try statement.step() {
             guard let at = Timestamp.seconds(ofISO8601: statement.text(0) ?? "") else { continue }
             first = first ?? at
-            saves.append(Save(start: at - first!, durationMicroseconds: statement.int(1), bytes: statement.int(2)))
+            let millisecond = at - first!
+            let job = statement.int(3)
+            let start = min(max(millisecond, writerFreeAt[job] ?? millisecond), millisecond + 0.000_999)
+            let save = Save(start: start, durationMicroseconds: statement.int(1), bytes: statement.int(2))
+            writerFreeAt[job] = save.end
+            saves.append(save)
         }
         guard !saves.isEmpty else { return nil }
         self.runID = run
-        self.saves = saves
+        self.saves = saves.sorted { $0.start < $1.start }
     }
 
     /// MB/s in `count` equal slices of the run: the bytes of the saves that ended in each.
     func throughput(slices count: Int) -> [Double] {
-        let width = max(seconds, 0.001) / Double(count)
+        let width = drawnSeconds / Double(count)
         var bytes = [Int](repeating: 0, count: count)
         for save in saves {
             let slice = min(count - 1, Int(save.end / width))
@@ -84,7 +98,7 @@ enum ThroughputChart {
             }
             lines.append(line)
         }
-        let end = Units.duration(microseconds: Int(timeline.seconds * 1e6))
+        let end = Units.duration(microseconds: Int(timeline.drawnSeconds * 1e6))
         lines.append(String(repeating: " ", count: label) + "└" + String(repeating: "─", count: columns))
         lines.append(String(repeating: " ", count: label + 1) + "0" + end.leftPadded(to: columns - 1))
         return "throughput over run \(timeline.runID)'s time:\n" + lines.joined(separator: "\n") + "\n"

@@ -49,7 +49,7 @@ release: deps
 STATIC_DIR := .build/static
 STATIC_BIN := $(STATIC_DIR)/release/camroll
 static: deps
-	swift build -c release $$(packaging/static-link-flags) --scratch-path $(STATIC_DIR)
+	flags=$$(packaging/static-link-flags) && swift build -c release $$flags --scratch-path $(STATIC_DIR)
 
 # The main job: a camera if there is one, the built-in test pattern if not; 5 saves into
 # ./demo, recorded in ./demo/catalog.sqlite3.

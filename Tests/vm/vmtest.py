@@ -49,7 +49,7 @@ SANITIZERS = {
                "options": ["TSAN_OPTIONS=log_path=/out/sanitizer-report"],
                "qemu": ["-cpu", "max"]},
 }
-# CAMROLL_VM_BASELINE=REV (a git revision): camroll as it was there goes into the guest too, as
+# CAMROLL_VM_BASELINE=REV (a git revision, or a camroll binary): that camroll goes into the guest too, as
 # camroll-baseline, and the first-JPEG benchmark times it beside the current one. Boots differ by
 # more than most changes do (see README), so a change is measured against its baseline in one boot.
 BASELINE = os.environ.get("CAMROLL_VM_BASELINE", "")

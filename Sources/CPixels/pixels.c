@@ -123,6 +123,14 @@ static inline uint8_t block_mean(uint64_t sum, block_divisor d) {
     return (uint8_t)(d.reciprocal ? (sum * d.reciprocal) >> 40 : sum / d.count);
 }
 
+/* Block `index` of `count` along a side of `size` pixels: [start, end), at least one pixel (where
+ * the output is larger than the picture). Rows and columns alike. */
+static inline void block_span(int index, int size, int count, int *start, int *end) {
+    *start = (int)((int64_t)index * size / count);
+    *end = (int)((int64_t)(index + 1) * size / count);
+    if (*end <= *start) *end = *start + 1;
+}
+
 /* One row of blocks: each block's columns of `sums` (its rows' sums, `channels` interleaved
  * samples a pixel) summed and divided. Inlined into a copy for each constant `channels`. */
 static inline __attribute__((always_inline)) void average_columns(
@@ -161,8 +169,7 @@ int cpixels_box_average(const uint8_t *from, size_t stride, int width, int heigh
     const size_t row_samples = (size_t)width * channels;
     uint32_t *sums = malloc(row_samples * sizeof *sums);
     uint16_t *narrow_sums = malloc(row_samples * sizeof *narrow_sums);
-    /* Block x covers columns [first_column[x], end_column[x]): at least one, where the output is
-     * wider than the picture. */
+    /* Block x covers columns [first_column[x], end_column[x]) (block_span), worked out once. */
     int *first_column = malloc((size_t)to_width * sizeof *first_column);
     int *end_column = malloc((size_t)to_width * sizeof *end_column);
     if (!sums || !narrow_sums || !first_column || !end_column) {
@@ -172,15 +179,10 @@ int cpixels_box_average(const uint8_t *from, size_t stride, int width, int heigh
         free(end_column);
         return -1;
     }
-    for (int x = 0; x < to_width; x++) {
-        first_column[x] = (int)((int64_t)x * width / to_width);
-        end_column[x] = (int)((int64_t)(x + 1) * width / to_width);
-        if (end_column[x] <= first_column[x]) end_column[x] = first_column[x] + 1;
-    }
+    for (int x = 0; x < to_width; x++) block_span(x, width, to_width, &first_column[x], &end_column[x]);
     for (int y = 0; y < to_height; y++) {
-        int y0 = (int)((int64_t)y * height / to_height);
-        int y1 = (int)((int64_t)(y + 1) * height / to_height);
-        if (y1 <= y0) y1 = y0 + 1;
+        int y0, y1;
+        block_span(y, height, to_height, &y0, &y1);
         if (y1 - y0 <= 257) {
             memset(narrow_sums, 0, row_samples * sizeof *narrow_sums);
             for (int sy = y0; sy < y1; sy++) {

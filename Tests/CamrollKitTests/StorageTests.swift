@@ -648,7 +648,7 @@ import Testing
             try database.execute("UPDATE saves SET saved_at = (SELECT min(saved_at) FROM saves), duration_us = 10")
             let busiest = try database.prepare("SELECT max(n) FROM (SELECT count(*) AS n FROM saves GROUP BY job)").firstInt()
             #expect(jobs == 1 ? busiest == 50 : (25...50).contains(busiest ?? 0), "\(busiest ?? 0)")
-            let stats = try CamrollBinary.run(["stats", "--db", dir.file(catalog)], environment: ["COLUMNS": "72"])
+            let stats = try CamrollBinary.run(["stats", "--db", dir.file(catalog)])
             #expect(stats.status == 0, "\(stats.stderr)")
             let chart = Array(stats.stdout.split(separator: "\n").drop { !$0.hasPrefix("throughput over run") })
             #expect(chart.count >= 9 && chart[8].hasSuffix(" 1.00 ms"), "\(stats.stdout)")

@@ -157,6 +157,36 @@ import Testing
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE synced = 1 AND path LIKE '%/s1/%'") == 3)
     }
 
+    /// The catalog's work (opening it, committing the run's row) goes on beside the first
+    /// frame's: with the catalog held by another writer for a while, the frame is taken and
+    /// encoded while the run's row waits, and nothing is saved before that row is in.
+    @Test func theFirstFrameIsEncodedWhileTheRunsRowWaitsForTheCatalog() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("c.sqlite3")
+        _ = try Catalog(path: path)
+        let holder = try Database(path: path)
+        try holder.execute("BEGIN EXCLUSIVE")
+        let process = CamrollBinary.process(
+            ["-d", "pattern", "-r", "64x48", "-o", dir.file("a.jpg"), "--db", path], environment: ["CAMROLL_TRACE": "1"])
+        let err = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = err
+        try process.run()
+        // Far longer than a 64x48 frame takes, well short of the catalog's 5 s busy timeout.
+        usleep(1_500_000)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("a.jpg")))
+        try holder.execute("ROLLBACK")
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        let phases = stderr.split(separator: "\n")
+        let encoded = try #require(phases.firstIndex { $0.hasPrefix("trace: frame 1 encoded ") }, "\(stderr)")
+        let committed = try #require(phases.firstIndex { $0.hasPrefix("trace: run row committed (catalog) ") }, "\(stderr)")
+        let saved = try #require(phases.firstIndex { $0.hasPrefix("trace: first file saved ") }, "\(stderr)")
+        #expect(encoded < committed && committed < saved, "\(stderr)")
+        #expect(try CatalogReader(path).int("SELECT count(*) FROM saves WHERE status = 'saved'") == 1)
+    }
+
     @Test func quietPrintsNothing() throws {
         let dir = try TemporaryDirectory()
         let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--quiet", "-o", dir.file("{seq}.jpg"), "--db", dir.file("c.sqlite3")])

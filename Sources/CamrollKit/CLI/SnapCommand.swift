@@ -59,9 +59,10 @@ struct SnapCommand {
                         + "taken as it was (a flickering light, a moving scene? --skip N takes a fixed number of frames)")
             }
         }
-        return try save(
-            from: source, catalog: { try catalog ?? pendingCatalog?.value() ?? openCatalog(for: template) }, template: template,
-            console: console, cancellation: cancellation)
+        // Called on the catalog's thread (BatchSaver): a camera's catalog may still be opening
+        // on its own; a pattern's or a file's opens there, beside the encoding of the first frame.
+        let opening: () throws -> Catalog = { [self, catalog, pendingCatalog] in try catalog ?? pendingCatalog?.value() ?? openCatalog(for: template) }
+        return try save(from: source, catalog: opening, template: template, console: console, cancellation: cancellation)
     }
 
     /// The output template, checked: as the user typed it for messages, made absolute for use; a
@@ -89,16 +90,15 @@ struct SnapCommand {
     }
 
     /// Encodes the source's frames and saves them as asked, with progress and catalog rows; the
-    /// exit status. `source` may be a frame already taken (pick's shutter).
+    /// exit status. `source` may be a frame already taken (pick's shutter). `catalog` opens the
+    /// catalog, or waits for it: it is called on the catalog's thread, once.
     func save(
-        from source: FrameSource, catalog: () throws -> Catalog, template: OutputTemplate, console: Console,
+        from source: FrameSource, catalog: @escaping () throws -> Catalog, template: OutputTemplate, console: Console,
         cancellation: Cancellation
     ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
             origin: options.exif ? source.origin : nil)
-        let openedCatalog = try catalog()
-        Trace.mark("catalog opened")
 
         if options.fill && !options.countGiven && !options.global.quiet, let warning = Self.fillsTheRootFileSystem(template) {
             console.warning(warning)
@@ -116,7 +116,7 @@ struct SnapCommand {
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
             writer: writer,
-            catalog: openedCatalog, reporter: reporter(console, source: source), cancellation: cancellation,
+            catalog: catalog, reporter: reporter(console, source: source), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,
@@ -151,7 +151,9 @@ struct SnapCommand {
             let directory = PathText.directory(of: absolute)
             exclusive = Directories.onOneFileSystem(template.fixedDirectory, directory) && Directories.copiesOnWrite(holding: directory)
         }
-        return try Catalog(path: path, exclusive: exclusive)
+        let catalog = try Catalog(path: path, exclusive: exclusive)
+        Trace.mark("catalog opened")
+        return catalog
     }
 
     /// A warning when an unbounded `--fill` is about to fill the root file system: its directory

@@ -30,22 +30,40 @@ public struct BatchPlan: Sendable {
 /// With `jobs` > 1 the copies of each frame are shared out among that many threads, each taking
 /// the next sequence number when it is free, each with a writer of its own; the rows go to the
 /// one catalog thread (`SaveRecorder`).
+///
+/// The catalog is opened and the run's row committed on that thread while the first frame is
+/// taken, encoded, hashed and shrunk to its thumbnail on this one: neither waits for the other
+/// until the frame's capture row, and no file is saved before the run's row is committed.
 public final class BatchSaver: @unchecked Sendable {
     private let source: FrameSource
     private let pipeline: ImagePipeline
     /// One per job.
     private let writers: [AtomicFileWriter]
     private let recorder: SaveRecorder
-    private let catalogPath: String
     private let reporter: ProgressReporter
     private let cancellation: Cancellation
     private let plan: BatchPlan
     /// Room kept for the catalog on the file system the run fills: a fill's, where the catalog
     /// is on the file system it fills; any other run's there, where its files may not fit.
     private var catalogReserve: SpaceReserve?
+    /// The run in the catalog, once its row was waited for (`runStarted`).
+    private var started: RunStart?
+    /// The catalog's path, known once the run has started.
+    private var catalogPath: String { started?.catalogPath ?? "" }
 
+    /// A run begun in the catalog.
+    private struct RunStart {
+        let id: Int
+        let catalogPath: String
+        /// The catalog's own files (`AtomicFileWriter.protectedFiles`), all there once the run
+        /// holds its lock.
+        let catalogFiles: [FileIdentity: String]
+    }
+
+    /// `catalog` opens the catalog, or waits for it to open elsewhere; it is called once, on the
+    /// catalog's thread, as `run` begins.
     public init(
-        source: FrameSource, pipeline: ImagePipeline, writer: AtomicFileWriter, catalog: Catalog,
+        source: FrameSource, pipeline: ImagePipeline, writer: AtomicFileWriter, catalog: @escaping () throws -> Catalog,
         reporter: ProgressReporter, cancellation: Cancellation, plan: BatchPlan
     ) {
         self.source = source
@@ -55,8 +73,7 @@ public final class BatchSaver: @unchecked Sendable {
             another.directRefused = writer.directRefused
             return another
         }
-        self.recorder = SaveRecorder(catalog: catalog)
-        self.catalogPath = catalog.path
+        self.recorder = SaveRecorder(opening: catalog)
         self.reporter = reporter
         self.cancellation = cancellation
         self.plan = plan
@@ -70,30 +87,30 @@ public final class BatchSaver: @unchecked Sendable {
             requestedCount: plan.toStandardOutput ? 0 : plan.totalSaves, requestedFrames: plan.frames,
             outputTemplate: plan.template.text)
         let sync = writers[0].sync
-        let runID = try recorder.perform { catalog in
+        let runRow = recorder.begin { catalog in
             try catalog.syncEveryCommit(sync)
-            return try catalog.beginRun(run)
+            let id = try catalog.beginRun(run)
+            Trace.mark("run row committed (catalog)")
+            // Now that the run holds its lock, every file of the catalog's is there.
+            return RunStart(id: id, catalogPath: catalog.path, catalogFiles: Catalog.ownFiles(catalog.path))
         }
-        Trace.mark("run row committed")
-        // Now that the run holds its lock, every file of the catalog's is there: no save replaces one.
-        let catalogFiles = Catalog.ownFiles(catalogPath)
-        for writer in writers { writer.protectedFiles = catalogFiles }
         // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
-        // the rows of every file already under its name are committed and the run closed.
+        // the rows of every file already under its name are committed and the run closed. Nor
+        // does it wait for the run's row (a catalog locked by another process can hold that up
+        // for seconds): until that row is in, no file has been saved, and a run row committed
+        // as the process ends is one `verify --repair` closes, as it does a killed run's.
         SignalWatcher.setSecondSignalAction { [gates = writers.map(\.gate), recorder] _ in
             for gate in gates { gate.stop() }
+            guard let runID = runRow.settledValue?.id else { return }
             try? recorder.flush()
             try? recorder.closeRun(runID, status: .cancelled, error: "stopped at once by a second signal")
         }
         defer { SignalWatcher.setSecondSignalAction(nil) }
-        reporter.started(
-            runID: runID, runUUID: runUUID, device: source.deviceName, total: plan.totalSaves,
-            template: plan.template.text)
 
         let state = State(total: plan.totalSaves, startedAt: monotonicMicroseconds(), jobs: writers.count)
         var failure: CamrollError?
         do {
-            try saveAll(runID: runID, runUUID: runUUID, state: state)
+            try saveAll(runRow: runRow, runUUID: runUUID, state: state)
         } catch is CancelledWhileWaiting {
             // Ctrl-C while waiting for a camera frame: a cancellation like any other.
         } catch is WriteGate.Stopped {
@@ -103,6 +120,10 @@ public final class BatchSaver: @unchecked Sendable {
         } catch {
             failure = Self.userError(error)
         }
+        // Where the saving ended before the first frame's capture row (cancelled or failed while
+        // the frame was taken), the run's row is waited for here; the catalog's error, if it
+        // could not be begun, is the one to report, as it came first.
+        let runID = try runStarted(runRow, runUUID: runUUID).id
         state.progress.elapsedMicroseconds = monotonicMicroseconds() - state.startedAt
         Trace.mark("files written")
         if let catalogReserve {
@@ -157,7 +178,20 @@ public final class BatchSaver: @unchecked Sendable {
         }
     }
 
-    private func saveAll(runID: Int, runUUID: String, state: State) throws {
+    /// Waits for the run's row (once) and does what needs it before anything is recorded or
+    /// saved: the catalog's files kept from being replaced, the progress's start.
+    private func runStarted(_ runRow: Pending<RunStart>, runUUID: String) throws -> RunStart {
+        if let started { return started }
+        let start = try runRow.value()
+        started = start
+        for writer in writers { writer.protectedFiles = start.catalogFiles }
+        reporter.started(
+            runID: start.id, runUUID: runUUID, device: source.deviceName, total: plan.totalSaves,
+            template: plan.template.text)
+        return start
+    }
+
+    private func saveAll(runRow: Pending<RunStart>, runUUID: String, state: State) throws {
         var seqWidth = String(plan.totalSaves).count
         let frameWidth = String(plan.frames).count
         for frameIndex in 1...plan.frames {
@@ -172,12 +206,14 @@ public final class BatchSaver: @unchecked Sendable {
             Trace.mark("frame \(frameIndex) encoded")
             let imageHash = XXH128.hex(of: image.bytes)
             Trace.mark("frame \(frameIndex) hashed")
+            let thumbnail = try pipeline.thumbnail(of: image)
+            Trace.mark("frame \(frameIndex) thumbnail made")
+            let runID = try runStarted(runRow, runUUID: runUUID).id
             let capture = Catalog.NewCapture(
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
                 height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
-                xxh128: imageHash, thumbnail: try pipeline.thumbnail(of: image))
-            Trace.mark("frame \(frameIndex) thumbnail made")
+                xxh128: imageHash, thumbnail: thumbnail)
             let captureID = try recorder.perform { try $0.addCapture(capture) }
             Trace.mark("frame \(frameIndex) capture row")
             if plan.toStandardOutput {

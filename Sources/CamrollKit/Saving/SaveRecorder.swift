@@ -7,11 +7,17 @@ import Glibc
 /// of the catalog goes through `perform`, on the same thread, so the connection has one user at a
 /// time.
 ///
+/// The catalog is opened by the first job on that thread (`opening`), so that opening it (and
+/// beginning the run, `begin`) overlaps the first frame's capture and encoding.
+///
 /// When a commit fails (catalog disk full, locked too long, deleted), its rows are kept, not
 /// dropped: `failure` tells the saver to stop at once, a last `flush()` tries them once more,
 /// and `unrecordedCount` says how many files are left without a row for `verify --repair`.
 final class SaveRecorder: @unchecked Sendable {
-    private let catalog: Catalog
+    /// Opens the catalog, or waits for it to open on another thread; called once, on `thread`.
+    private let opening: () throws -> Catalog
+    /// On `thread` only: the catalog, or why it could not be opened.
+    private var opened: Result<Catalog, Error>?
     /// The catalog's thread: every use of the connection runs on it.
     private let thread = SerialThread(name: "camroll-catalog")
     private let commitIntervalMicroseconds: Int
@@ -22,21 +28,36 @@ final class SaveRecorder: @unchecked Sendable {
     private var drainScheduled = false
     private var failure: Error?
 
-    init(catalog: Catalog, commitIntervalMicroseconds: Int = 50_000) {
-        self.catalog = catalog
+    init(opening: @escaping () throws -> Catalog, commitIntervalMicroseconds: Int = 50_000) {
+        self.opening = opening
         self.commitIntervalMicroseconds = commitIntervalMicroseconds
+    }
+
+    /// On `thread` only.
+    private func openedCatalog() throws -> Catalog {
+        if opened == nil { opened = Result { try opening() } }
+        return try opened!.get()
     }
 
     /// Runs `body` with the catalog, after every queued row has been committed.
     func perform<T>(_ body: (Catalog) throws -> T) throws -> T {
         try flush()
-        return try thread.sync { try body(catalog) }
+        return try thread.sync { try body(try openedCatalog()) }
+    }
+
+    /// Runs `body` with the catalog on its thread, after the jobs already given it, without
+    /// waiting for it: what it returns (or throws) is waited for later, through the result.
+    func begin<T>(_ body: @escaping @Sendable (Catalog) throws -> T) -> Pending<T> {
+        let result = Pending<T>()
+        thread.async { [self] in result.settle(Result { try body(try openedCatalog()) }) }
+        return result
     }
 
     /// Records the run's end and checkpoints the catalog, whether or not earlier rows could be
     /// committed (the caller decides whether the run may be closed).
     func closeRun(_ id: Int, status: Catalog.RunStatus, error: String?) throws {
         try thread.sync {
+            let catalog = try openedCatalog()
             try catalog.finishRun(id, status: status, error: error)
             catalog.checkpoint()
         }
@@ -117,6 +138,7 @@ final class SaveRecorder: @unchecked Sendable {
 
     private func commit(_ rows: [Catalog.NewSave]) -> Error? {
         do {
+            let catalog = try openedCatalog()
             try catalog.userErrors { try catalog.recordSaves(rows) }
             try catalog.checkStillInPlace()
             return nil

@@ -1,17 +1,29 @@
-/// A value being computed on a thread of its own; `value()` waits for it (or its error).
+/// A value being computed on another thread; `value()` waits for it (or its error).
 final class Pending<Value>: @unchecked Sendable {
     private let condition = Condition()
     // Guarded by `condition`; set once.
     private var result: Result<Value, Error>?
 
-    init(_ body: @escaping @Sendable () throws -> Value) {
-        startThread { [self] in
-            let outcome = Result { try body() }
-            condition.withLock {
-                result = outcome
-                condition.broadcast()
-            }
+    /// Computed by `body` on a thread of its own.
+    convenience init(_ body: @escaping @Sendable () throws -> Value) {
+        self.init()
+        startThread { [self] in settle(Result { try body() }) }
+    }
+
+    /// Computed by whoever calls `settle`: a job on a thread that already exists.
+    init() {}
+
+    func settle(_ outcome: Result<Value, Error>) {
+        condition.withLock {
+            guard result == nil else { return }  // the first outcome stands
+            result = outcome
+            condition.broadcast()
         }
+    }
+
+    /// The value if it is there already; nil while it is being computed, or if that failed.
+    var settledValue: Value? {
+        condition.withLock { try? result?.get() }
     }
 
     func value() throws -> Value {

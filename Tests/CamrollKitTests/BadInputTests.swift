@@ -289,9 +289,7 @@ import Testing
     @Test func aLockedCatalogIsExit69() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("c.sqlite3")
-        _ = try Catalog(path: path)
-        let holder = try Database(path: path)
-        try holder.execute("BEGIN EXCLUSIVE")
+        let holder = try catalogHeldByAnotherWriter(path)
         let result = try CamrollBinary.run(
             ["-d", "pattern", "-r", "64x48", "-o", dir.file("{seq}.jpg"), "--db", path])
         try holder.execute("ROLLBACK")

@@ -163,9 +163,7 @@ import Testing
     @Test func theFirstFrameIsEncodedWhileTheRunsRowWaitsForTheCatalog() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("c.sqlite3")
-        _ = try Catalog(path: path)
-        let holder = try Database(path: path)
-        try holder.execute("BEGIN EXCLUSIVE")
+        let holder = try catalogHeldByAnotherWriter(path)
         let process = CamrollBinary.process(
             ["-d", "pattern", "-r", "64x48", "-o", dir.file("a.jpg"), "--db", path], environment: ["CAMROLL_TRACE": "1"])
         let err = Pipe()

@@ -137,6 +137,15 @@ struct CatalogReader {
     }
 }
 
+/// A new catalog at `path`, held by another writer (`BEGIN EXCLUSIVE`) until the connection
+/// returned rolls back: camroll finds it locked.
+func catalogHeldByAnotherWriter(_ path: String) throws -> Database {
+    _ = try Catalog(path: path)
+    let holder = try Database(path: path)
+    try holder.execute("BEGIN EXCLUSIVE")
+    return holder
+}
+
 func fileBytes(_ path: String) throws -> [UInt8] {
     [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
 }

@@ -156,8 +156,10 @@ import Testing
     /// (a YUYV frame split whole; a 4:2:0 one's planes expanded, its luma padded to whole pairs
     /// of columns and rows): sizes that fill no block, part of one, and many (odd heights and
     /// widths, widths not a multiple of 16, YUYV rows with padding past the pixels), both DCTs
-    /// turbojpeg picks by quality, both ranges, pictures smooth and noisy.
-    @Test(arguments: [(2, 1), (6, 9), (38, 7), (322, 241), (640, 480), (1, 511), (5, 3), (33, 17)])
+    /// turbojpeg picks by quality, both ranges, pictures smooth and noisy. A picture of 32 rows
+    /// of MCUs or more is compressed in four bands joined at restart markers (cpixels.h): its
+    /// bytes are not turbojpeg's, its pixels are, decoded, every one (the same coefficients).
+    @Test(arguments: [(2, 1), (6, 9), (38, 7), (322, 241), (640, 480), (1, 511), (5, 3), (33, 17), (322, 520)])
     func theYUVEncodersWriteWhatTurbojpegWritesFromWholePlanes(width: Int, height: Int) throws {
         var noise = Noise(seed: width * 1000 + height)
         let chromaWidth = (width + 1) / 2, chromaHeight = (height + 1) / 2
@@ -174,6 +176,10 @@ import Testing
                                           capturedAt: Date(), fullRange: fullRange)
                         let ours = try JPEGEncoder().encode(frame, quality: quality).bytes
                         let theirs = try Self.turbojpegFromWholePlanes(frame, quality: quality)
+                        if let bands = Self.bands(of: frame) {
+                            try Self.expectBands(bands, in: ours, decodingLike: theirs, "\(format.code) \(width)x\(height) \(content) q\(quality) full range \(fullRange)")
+                            continue
+                        }
                         let same = ours == theirs  // (compared apart: #expect would print both JPEGs)
                         let firstDifference = zip(ours, theirs).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                         #expect(same, """
@@ -185,6 +191,68 @@ import Testing
                 }
             }
         }
+    }
+
+    /// A banded picture's JPEG is the same, byte for byte, however many threads compress its
+    /// bands: one (a one-CPU machine), two, three (one band left to the first to finish), four,
+    /// eight (more threads than bands). YUYV with padding past each row's pixels, 4:2:0; sizes
+    /// whose last band is shorter.
+    @Test(arguments: [(PixelFormat.yuyv, 1920, 1080), (.yuyv, 322, 520), (.yuv420, 1280, 720), (.yuv420, 646, 1000)])
+    func aBandedPictureIsTheSameJPEGWhateverTheThreads(format: PixelFormat, width: Int, height: Int) throws {
+        var noise = Noise(seed: width + height)
+        let stride = format == .yuyv ? width * 2 + 6 : width
+        let count = format == .yuyv ? stride * height : width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        let bytes = (0..<count).map { index in index % 7 == 0 ? noise.next() : UInt8(truncatingIfNeeded: 16 + index / 5 % 200) }
+        let frame = Frame(format: format, width: width, height: height, bytesPerLine: stride, bytes: bytes, sequence: 1,
+                          capturedAt: Date())
+        let bands = try #require(Self.bands(of: frame))
+        let encoder = try #require(cpixels_jpeg_encoder_create())
+        defer { cpixels_jpeg_encoder_destroy(encoder) }
+        var jpegs: [[UInt8]] = []
+        for threads in [1, 2, 3, 4, 8] {
+            cpixels_jpeg_encoder_set_threads(encoder, Int32(threads))
+            var out = [UInt8](repeating: 0, count: width * height * 4 + 4096), size = 0
+            let status = format == .yuyv
+                ? cpixels_jpeg_encode_yuyv(encoder, bytes, stride, Int32(width), Int32(height), 0, 90, &out, out.count, &size)
+                : cpixels_jpeg_encode_i420(encoder, bytes, Int32(width), Int32(height), 0, 90, &out, out.count, &size)
+            try #require(status == 0, "\(String(cString: cpixels_jpeg_encoder_error(encoder)))")
+            jpegs.append(Array(out.prefix(size)))
+        }
+        #expect(jpegs.allSatisfy { $0 == jpegs[0] }, "sizes \(jpegs.map(\.count))")
+        let theirs = try Self.turbojpegFromWholePlanes(frame, quality: 90)
+        try Self.expectBands(bands, in: jpegs[0], decodingLike: theirs, "\(format.code) \(width)x\(height)")
+    }
+
+    /// How `frame` is cut into bands (cpixels.h): nil when it is compressed whole, else the
+    /// restart interval (one band's MCUs) and the number of bands. Four, of rows of MCUs shared
+    /// out evenly, the last band taking what is left, from 32 rows of MCUs.
+    static func bands(of frame: Frame) -> (restartInterval: Int, count: Int)? {
+        let mcuWidth = 16, mcuHeight = frame.format == .yuyv ? 8 : 16
+        let mcuRows = (frame.height + mcuHeight - 1) / mcuHeight
+        guard mcuRows >= 32 else { return nil }
+        let each = (mcuRows + 3) / 4
+        return (each * ((frame.width + mcuWidth - 1) / mcuWidth), (mcuRows + each - 1) / each)
+    }
+
+    /// `jpeg` holds its bands as cpixels.h says: a restart interval of one band's MCUs, the
+    /// restart markers RST0, RST1, … between the bands, and no other; and it decodes (libjpeg
+    /// stopping at any warning, such as a restart marker out of turn) to the very pixels of the
+    /// JPEG compressed whole.
+    static func expectBands(
+        _ bands: (restartInterval: Int, count: Int), in jpeg: [UInt8], decodingLike whole: [UInt8], _ what: String
+    ) throws {
+        let interval = jpeg.indices.dropLast(5).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDD }
+            .map { Int(jpeg[$0 + 4]) << 8 | Int(jpeg[$0 + 5]) }
+        #expect(interval == bands.restartInterval, "\(what): restart interval \(interval ?? 0)")
+        let scan = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+        let markers = (scan..<(jpeg.count - 1)).filter { jpeg[$0] == 0xFF && (0xD0...0xD7).contains(jpeg[$0 + 1]) }
+            .map { jpeg[$0 + 1] }
+        #expect(markers == (0..<(bands.count - 1)).map { UInt8(0xD0 + $0 % 8) }, "\(what): restart markers \(markers)")
+        let (ourHeader, ourPixels) = try JPEGDecoder().decodeRGB(jpeg)
+        let (theirHeader, theirPixels) = try JPEGDecoder().decodeRGB(whole)
+        #expect(ourHeader == theirHeader, "\(what)")
+        let samePixels = ourPixels == theirPixels  // (compared apart: #expect would print both)
+        #expect(samePixels, "\(what): the pixels differ from the JPEG compressed whole")
     }
 
     /// A thumbnail's 4:4:4 planes (one after another) encoded through libjpeg, as the frame is,
@@ -222,7 +290,7 @@ import Testing
 
     /// A failure inside libjpeg (here: the JPEG does not fit in the buffer given) comes back as
     /// -1 and libjpeg's message, not as the end of the process libjpeg's own handler makes it;
-    /// the encoder works again for the next frame.
+    /// the encoder works again for the next frame. The same for a picture compressed in bands.
     @Test func theYUYVEncoderReportsAFailureAndRecovers() throws {
         let frame = try TestPattern(resolution: Resolution(width: 64, height: 48)).nextFrame()
         let encoder = try #require(cpixels_jpeg_encoder_create())
@@ -236,6 +304,17 @@ import Testing
         #expect(fits == 0 && size > 100)
         let expected = try JPEGEncoder().encode(frame, quality: 90).bytes
         #expect(Array(out.prefix(size)) == expected)
+
+        // A picture compressed in bands: its bands fit their own buffers, and the whole does
+        // not fit in the one given.
+        let large = try TestPattern(resolution: Resolution(width: 640, height: 480)).nextFrame()
+        var largeOut = [UInt8](repeating: 0, count: 640 * 480 * 4)
+        let bandsTooLarge = cpixels_jpeg_encode_yuyv(encoder, large.bytes, 1280, 640, 480, 0, 90, &largeOut, 2000, &size)
+        #expect(bandsTooLarge == -1)
+        #expect(String(cString: cpixels_jpeg_encoder_error(encoder)) == "the JPEG does not fit in 2000 bytes")
+        let bandsFit = cpixels_jpeg_encode_yuyv(encoder, large.bytes, 1280, 640, 480, 0, 90, &largeOut, largeOut.count, &size)
+        #expect(bandsFit == 0)
+        #expect(Array(largeOut.prefix(size)) == (try JPEGEncoder().encode(large, quality: 90).bytes))
     }
 
     /// The JPEG of `frame` (YUYV or 4:2:0) through tjCompressFromYUVPlanes of its whole planes.

@@ -20,11 +20,16 @@ void cpixels_yuyv_split(const uint8_t *yuyv, size_t stride, int width, int heigh
  * planes that stay in the CPU's cache while libjpeg compresses them, where splitting a YUYV
  * frame whole first (into 4 MB at 1920x1080) and compressing the planes after took ~0.5 ms a
  * frame more. The same bytes as turbojpeg's tjCompressFromYUVPlanes of whole planes (its DCT
- * choice and padding; tests compare them). An encoder is reused from frame to frame, by one
- * thread at a time. */
+ * choice and padding; tests compare them) — except that a picture of 32 rows of MCUs or more
+ * (4:2:2 from 256 rows, 4:2:0 from 512) is compressed in four bands of rows at once, one thread
+ * a CPU, joined at restart markers: the same pixels, and the same bytes on any machine. An
+ * encoder is reused from frame to frame, by one thread at a time. */
 typedef struct cpixels_jpeg_encoder cpixels_jpeg_encoder;
 cpixels_jpeg_encoder *cpixels_jpeg_encoder_create(void); /* NULL when out of memory */
 void cpixels_jpeg_encoder_destroy(cpixels_jpeg_encoder *encoder);
+/* At most `threads` threads compress a picture's bands (0, the default: one a CPU the process
+ * may use). */
+void cpixels_jpeg_encoder_set_threads(cpixels_jpeg_encoder *encoder, int threads);
 /* The 4:2:2 JPEG of `height` rows of `width` YUYV pixels (`stride` bytes a row; `width` even)
  * at `quality` (1-100), limited range expanded to JPEG's full range unless `full_range`,
  * written to `out`: 0 and its length in *size, or -1 (then cpixels_jpeg_encoder_error says

@@ -129,6 +129,9 @@ def main():
 
     steps.run("--jobs 4", ["snap", "-d", "pattern", "-r", "320x240", "-n", "400", "--jobs", "4", "--stamp",
                            "-o", "jobs/{seq}.jpg", "--db", "c.db", "--quiet"])
+    # Frames of 32 rows of blocks or more are compressed in bands, a thread a CPU (yuv_jpeg.c).
+    steps.run("frames compressed in bands", ["snap", "-d", "pattern", "-r", "1920x1080", "--frames", "4", "-n", "2",
+                                             "--jobs", "2", "-o", "bands/{seq}.jpg", "--db", "c.db", "--quiet"])
     steps.run("progress on a terminal, --jobs 2", ["snap", "-d", "pattern", "-r", "320x240", "-n", "2000", "--jobs", "2",
                                                    "-o", "tty/{seq}.jpg", "--db", "c.db"], terminal=True)
     for name, signals, expect in [("SIGINT", [signal.SIGINT], 130), ("SIGTERM", [signal.SIGTERM], 143),

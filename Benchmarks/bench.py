@@ -155,18 +155,25 @@ def one_photo(camroll, work, rounds):
     # alternating runs), which otherwise decides the ratio. Five pairs, as such a spell can
     # last a whole run: one pinned camroll run at 5.5-7.2 ms a frame (every frame), the runs
     # around it at 3.7-4.3.
+    # Pinned, camroll compresses a frame's four bands (yuv_jpeg.c) one after another; each pair
+    # also times it on every CPU this process may use, its bands side by side.
     frames, pair_count = 30, 5
     cpu = str(max(os.sched_getaffinity(0)))
     catalog = os.path.join(work, "one.sqlite3")
     ppm = os.path.join(work, "encode.ppm")
-    pairs = []
-    for _ in range(pair_count):
+    pairs, unpinned = [], []
+
+    def encoding_ms(pinning):
         shutil.rmtree(os.path.join(work, "encode"), ignore_errors=True)
         out = subprocess.run(
-            ["taskset", "-c", cpu, camroll, "snap", "-d", "pattern", "-r", "1920x1080", "--frames", str(frames), "--no-exif",
-             "--thumbnail", "none", "-o", os.path.join(work, "encode", "{seq}.jpg"), "--db", catalog, "--quiet"],
+            pinning + [camroll, "snap", "-d", "pattern", "-r", "1920x1080", "--frames", str(frames), "--no-exif",
+                       "--thumbnail", "none", "-o", os.path.join(work, "encode", "{seq}.jpg"), "--db", catalog, "--quiet"],
             env=dict(os.environ, CAMROLL_TRACE="1"), check=True, capture_output=True, text=True).stderr
-        encode_ms = statistics.median(trace_took(out, f"frame {k} encoded") for k in range(2, frames + 1))
+        return statistics.median(trace_took(out, f"frame {k} encoded") for k in range(2, frames + 1))
+
+    for _ in range(pair_count):
+        unpinned.append(1920 * 1080 / encoding_ms([]) / 1000)
+        encode_ms = encoding_ms(["taskset", "-c", cpu])
         if not pairs:  # the picture tjbench compresses: camroll's first frame of this run
             with open(ppm, "wb") as f:
                 first = sorted(os.listdir(os.path.join(work, "encode")))[0]
@@ -181,6 +188,9 @@ def one_photo(camroll, work, rounds):
           + f" Mpixels/s (median of {frames - 1} frames), tjbench " + " / ".join(f"{theirs:.0f}" for _, theirs in pairs)
           + f", median ratio of {pair_count} pairs {ratio:.2f} (pairs " + ", ".join(f"{r:.2f}" for r in ratios)
           + f"; target >= 0.90): {'OK' if ratio >= 0.9 else 'BELOW TARGET'}")
+    print(f"encoding the same on {len(os.sched_getaffinity(0))} CPUs, bands side by side: camroll "
+          + " / ".join(f"{rate:.0f}" for rate in unpinned) + " Mpixels/s, "
+          + f"{statistics.median(unpinned) / statistics.median(theirs for _, theirs in pairs):.2f}x tjbench's median on one")
 
     # One photo, whole command, alternating.
     snap_one = os.path.join(work, "snap_one")

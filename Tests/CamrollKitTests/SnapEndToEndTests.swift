@@ -159,7 +159,8 @@ import Testing
 
     /// The catalog's work (opening it, committing the run's row) goes on beside the first
     /// frame's: with the catalog held by another writer for a while, the frame is taken and
-    /// encoded while the run's row waits, and nothing is saved before that row is in.
+    /// encoded while the run's row waits, and nothing is saved before that row is in. The
+    /// statements of the rows to come are prepared on that thread before the capture's row.
     @Test func theFirstFrameIsEncodedWhileTheRunsRowWaitsForTheCatalog() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("c.sqlite3")
@@ -182,6 +183,9 @@ import Testing
         let committed = try #require(phases.firstIndex { $0.hasPrefix("trace: run row committed (catalog) ") }, "\(stderr)")
         let saved = try #require(phases.firstIndex { $0.hasPrefix("trace: first file saved ") }, "\(stderr)")
         #expect(encoded < committed && committed < saved, "\(stderr)")
+        let prepared = try #require(phases.firstIndex { $0.hasPrefix("trace: statements ready (catalog) ") }, "\(stderr)")
+        let captureRow = try #require(phases.firstIndex { $0.hasPrefix("trace: frame 1 capture row ") }, "\(stderr)")
+        #expect(committed < prepared && prepared < captureRow, "\(stderr)")
         #expect(try CatalogReader(path).int("SELECT count(*) FROM saves WHERE status = 'saved'") == 1)
     }
 

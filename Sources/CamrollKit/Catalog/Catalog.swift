@@ -10,6 +10,8 @@ public final class Catalog {
     private var insertSaves: [Int: Statement] = [:]
     private var markReplaced: Statement?
     private var markPathReplaced: Statement?
+    private var insertCapture: Statement?
+    private var updateRunEnd: Statement?
     /// Opened with the first run this connection begins.
     private var runLock: RunLock?
 
@@ -439,12 +441,33 @@ public final class Catalog {
         }
     }
 
+    /// Prepares the statements a run's first photo and its end use — the capture's row, a save's
+    /// row and the marking of the rows it replaces, the run's end — before they are needed:
+    /// `BatchSaver` has this done on the catalog's thread while the first frame is encoded. A
+    /// statement prepared is SQLite's parser and code generator run; in a one-photo process
+    /// that work (code run once: under qemu, code translated first) would otherwise fall
+    /// between the frame and its file, and between the file and the exit.
+    public func prepareRunStatements() throws {
+        try userErrors {
+            _ = try captureInsertion()
+            _ = try pathReplacedMarking()
+            _ = try savedRowsInsertion(rows: 1)
+            _ = try runEndUpdate()
+        }
+    }
+
     public func finishRun(_ id: Int, status: RunStatus, error: String?, at: Date = Date()) throws {
         try userErrors {
-            try database.prepare("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?")
+            try runEndUpdate()
                 .bind(.text(status.rawValue), .optional(error), .text(Timestamp.iso8601(at)), .int(id))
                 .run()
         }
+    }
+
+    private func runEndUpdate() throws -> Statement {
+        let statement = try updateRunEnd ?? database.prepare("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?")
+        updateRunEnd = statement
+        return statement
     }
 
     public struct NewCapture: Sendable {
@@ -463,13 +486,7 @@ public final class Catalog {
 
     public func addCapture(_ capture: NewCapture) throws -> Int {
         try userErrors {
-            try database.prepare(
-                """
-                INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width,
-                                     height, jpeg_quality, jpeg_bytes, xxh128, thumbnail)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-            ).bind(
+            try captureInsertion().bind(
                 .int(capture.runID), .text(capture.uuid), .text(Timestamp.iso8601(capture.capturedAt)),
                 .optional(capture.frameSequence), .text(capture.pixelFormat), .int(capture.width),
                 .int(capture.height), .optional(capture.jpegQuality), .int(capture.jpegBytes),
@@ -477,6 +494,17 @@ public final class Catalog {
             ).run()
             return database.lastInsertRowID
         }
+    }
+
+    private func captureInsertion() throws -> Statement {
+        let statement = try insertCapture ?? database.prepare(
+            """
+            INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width,
+                                 height, jpeg_quality, jpeg_bytes, xxh128, thumbnail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insertCapture = statement
+        return statement
     }
 
     public struct NewSave: Sendable {
@@ -501,10 +529,13 @@ public final class Catalog {
     /// run here write only the literal states 'saved' and 'replaced', both in the list, so the
     /// check is off while they run and on again for every other statement of the connection.
     /// (Switching it makes SQLite expire every prepared statement: each batch parses its
-    /// statements again, one more reason for many rows a statement.)
+    /// statements again, one more reason for many rows a statement.) A batch of one row — one
+    /// photo's, or a slow run's — keeps the check, which costs one row little, and with it the
+    /// statements `prepareRunStatements` prepared.
     public func recordSaves(_ saves: [NewSave]) throws {
-        try database.execute("PRAGMA ignore_check_constraints=ON")
-        defer { try? database.execute("PRAGMA ignore_check_constraints=OFF") }
+        let checksOff = saves.count > 1
+        if checksOff { try database.execute("PRAGMA ignore_check_constraints=ON") }
+        defer { if checksOff { try? database.execute("PRAGMA ignore_check_constraints=OFF") } }
         try database.transaction {
             if saves.count == 1 {
                 // A single photo's row (or a slow run's): the statement for one path, before
@@ -549,10 +580,14 @@ public final class Catalog {
     /// Marks `replaced` every saved, missing or corrupt row of `path`: before a row of it is
     /// inserted, `markEarlierRowsReplaced` for a batch of one.
     private func markRowsReplaced(ofPath path: String) throws {
+        try pathReplacedMarking().bind(.text(path)).run()
+    }
+
+    private func pathReplacedMarking() throws -> Statement {
         let statement = try markPathReplaced ?? database.prepare(
             "UPDATE saves SET status = 'replaced' WHERE path = ? AND (status = 'saved' OR status = 'missing' OR status = 'corrupt')")
         markPathReplaced = statement
-        try statement.bind(.text(path)).run()
+        return statement
     }
 
     /// Inserts `saved` rows, up to `rowsPerInsert[0]` in one statement: each statement run costs
@@ -567,12 +602,7 @@ public final class Catalog {
         var start = saves.startIndex
         while start < saves.endIndex {
             let count = Self.rowsPerInsert.first { $0 <= saves.endIndex - start }!
-            let statement = try insertSaves[count] ?? database.prepare(
-                """
-                INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job)
-                VALUES \(Self.savedRowValues)\(String(repeating: ", " + Self.savedRowValues, count: count - 1))
-                """)
-            insertSaves[count] = statement
+            let statement = try savedRowsInsertion(rows: count)
             var values: [SQLValue] = []
             values.reserveCapacity(count * 9)
             for save in saves[start..<start + count] {
@@ -590,6 +620,16 @@ public final class Catalog {
             try statement.bind(values).run()
             start += count
         }
+    }
+
+    private func savedRowsInsertion(rows count: Int) throws -> Statement {
+        let statement = try insertSaves[count] ?? database.prepare(
+            """
+            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job)
+            VALUES \(Self.savedRowValues)\(String(repeating: ", " + Self.savedRowValues, count: count - 1))
+            """)
+        insertSaves[count] = statement
+        return statement
     }
 
     /// The row counts of the insert statements, largest first; a batch takes the largest that

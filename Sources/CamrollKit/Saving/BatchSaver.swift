@@ -94,6 +94,13 @@ public final class BatchSaver: @unchecked Sendable {
             // Now that the run holds its lock, every file of the catalog's is there.
             return RunStart(id: id, catalogPath: catalog.path, catalogFiles: Catalog.ownFiles(catalog.path))
         }
+        // Then, while the frame is still being encoded, the statements of the rows to come. Best
+        // effort: a statement that could not be prepared now is prepared when it is used, and
+        // fails there with the error a user is given.
+        _ = recorder.begin { catalog in
+            try? catalog.prepareRunStatements()
+            Trace.mark("statements ready (catalog)")
+        }
         // A second Ctrl-C or SIGTERM exits without waiting for the current write; before it does,
         // the rows of every file already under its name are committed and the run closed. Nor
         // does it wait for the run's row (a catalog locked by another process can hold that up

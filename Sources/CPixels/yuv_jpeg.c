@@ -181,23 +181,23 @@ static int encode_whole(cpixels_jpeg_encoder *encoder, const source *frame, int 
     return 0;
 }
 
-/* How a picture is cut into bands: `count` bands of `mcu_rows` rows of MCUs each (the last one
- * fewer), `restart_interval` MCUs (one band's) between restart markers; one band and no
- * restart markers for a picture too small to share out. */
+/* How a picture is cut into bands: `count` bands of `rows` luma rows each (whole rows of MCUs;
+ * the last band fewer), `restart_interval` MCUs (one band's) between restart markers; one band
+ * and no restart markers for a picture too small to share out. */
 typedef struct {
-    int count, mcu_rows, restart_interval;
+    int count, rows, restart_interval;
 } band_layout;
 
 static band_layout layout_of(int width, int height, int h_samp, int v_samp) {
     const long mcus_a_row = (width + 8 * h_samp - 1) / (8 * h_samp);
     const int mcu_rows = (height + 8 * v_samp - 1) / (8 * v_samp);
-    const band_layout whole = {1, mcu_rows, 0};
+    const band_layout whole = {1, height, 0};
     if (mcu_rows < BANDING_MCU_ROWS || mcus_a_row > MAX_RESTART_INTERVAL) return whole;
     long each = (mcu_rows + BANDS - 1) / BANDS;
     if (each * mcus_a_row > MAX_RESTART_INTERVAL) each = MAX_RESTART_INTERVAL / mcus_a_row;
     const long count = (mcu_rows + each - 1) / each;
     if (count > MAX_BANDS) return whole;
-    return (band_layout){(int)count, (int)each, (int)(each * mcus_a_row)};
+    return (band_layout){(int)count, (int)each * 8 * v_samp, (int)(each * mcus_a_row)};
 }
 
 /* The most bytes libjpeg can write for a picture (turbojpeg's tjBufSize). */
@@ -243,8 +243,7 @@ static void *compress_bands(void *argument) {
     for (;;) {
         const int band = atomic_fetch_add_explicit(&picture->next_band, 1, memory_order_relaxed);
         if (band >= picture->layout.count) return NULL;
-        const int band_rows = picture->layout.mcu_rows * 8 * picture->v_samp;
-        const int first_row = band * band_rows;
+        const int band_rows = picture->layout.rows, first_row = band * band_rows;
         const int rows = first_row + band_rows <= picture->frame->height ? band_rows : picture->frame->height - first_row;
         const source part = band_of(picture->frame, picture->v_samp, first_row, rows);
         cpixels_jpeg_encoder *encoder = band_encoder(picture->encoder, band);
@@ -262,10 +261,14 @@ static int usable_cpus(void) {
 }
 
 /* Where the start-of-scan marker of a JPEG libjpeg wrote is (every marker before it has a
- * length), or 0. */
-static size_t start_of_scan(const uint8_t *jpeg, size_t size) {
+ * length), or 0; and where its frame header (SOF0-2) is, in *frame_header (0 if none). */
+static size_t start_of_scan(const uint8_t *jpeg, size_t size, size_t *frame_header) {
     size_t at = 2;
-    while (at + 4 <= size && jpeg[at] == 0xFF && jpeg[at + 1] != 0xDA) at += 2 + ((size_t)jpeg[at + 2] << 8 | jpeg[at + 3]);
+    *frame_header = 0;
+    while (at + 4 <= size && jpeg[at] == 0xFF && jpeg[at + 1] != 0xDA) {
+        if (jpeg[at + 1] >= 0xC0 && jpeg[at + 1] <= 0xC2) *frame_header = at;
+        at += 2 + ((size_t)jpeg[at + 2] << 8 | jpeg[at + 3]);
+    }
     return at + 4 <= size && jpeg[at] == 0xFF && jpeg[at + 1] == 0xDA ? at : 0;
 }
 
@@ -281,12 +284,13 @@ static int join_bands(cpixels_jpeg_encoder *encoder, const banded_picture *pictu
     for (int band = 0; band < picture->layout.count; band++) {
         const uint8_t *jpeg = encoder->band_jpeg[band];
         const size_t jpeg_size = picture->size[band];
-        const size_t scan = start_of_scan(jpeg, jpeg_size);
-        if (scan == 0 || jpeg_size < scan + 6 || jpeg[jpeg_size - 2] != 0xFF || jpeg[jpeg_size - 1] != 0xD9) {
+        size_t frame_header;
+        const size_t scan = start_of_scan(jpeg, jpeg_size, &frame_header);
+        const size_t data = band == 0 ? scan : scan + 2 + ((size_t)jpeg[scan + 2] << 8 | jpeg[scan + 3]);
+        if (scan == 0 || frame_header == 0 || data + 2 > jpeg_size || jpeg[jpeg_size - 2] != 0xFF || jpeg[jpeg_size - 1] != 0xD9) {
             snprintf(encoder->message, sizeof encoder->message, "band %d of the picture is not a JPEG libjpeg writes", band);
             return -1;
         }
-        const size_t data = band == 0 ? scan : scan + 2 + ((size_t)jpeg[scan + 2] << 8 | jpeg[scan + 3]);
         const size_t data_size = jpeg_size - 2 - data;
         const size_t before = band == 0 ? scan + 6 : 2; /* the headers and DRI, or the restart marker */
         if (length + before + data_size + 2 > capacity) {
@@ -295,12 +299,8 @@ static int join_bands(cpixels_jpeg_encoder *encoder, const banded_picture *pictu
         }
         if (band == 0) {
             memcpy(out, jpeg, scan);
-            for (size_t at = 2; at + 9 <= scan; at += 2 + ((size_t)out[at + 2] << 8 | out[at + 3])) {
-                if (out[at + 1] == 0xC0 || out[at + 1] == 0xC1 || out[at + 1] == 0xC2) {
-                    out[at + 5] = (uint8_t)(picture->frame->height >> 8);
-                    out[at + 6] = (uint8_t)picture->frame->height;
-                }
-            }
+            out[frame_header + 5] = (uint8_t)(picture->frame->height >> 8);
+            out[frame_header + 6] = (uint8_t)picture->frame->height;
             const uint8_t restart[6] = {0xFF, 0xDD, 0, 4, (uint8_t)(picture->layout.restart_interval >> 8),
                                         (uint8_t)picture->layout.restart_interval};
             memcpy(out + scan, restart, sizeof restart);
@@ -326,10 +326,9 @@ static int encode(cpixels_jpeg_encoder *encoder, const source *frame, int h_samp
     const band_layout layout = layout_of(frame->width, frame->height, h_samp, v_samp);
     if (layout.count == 1) return encode_whole(encoder, frame, h_samp, v_samp, quality, out, capacity, size);
 
-    const int band_rows = layout.mcu_rows * 8 * v_samp;
     for (int band = 0; band < layout.count; band++) {
         if (band > 0 && !encoder->bands[band] && !(encoder->bands[band] = cpixels_jpeg_encoder_create())) goto out_of_memory;
-        const size_t needed = worst_case_size(frame->width, band_rows, h_samp, v_samp);
+        const size_t needed = worst_case_size(frame->width, layout.rows, h_samp, v_samp);
         if (encoder->band_capacity[band] < needed) {
             free(encoder->band_jpeg[band]);
             encoder->band_capacity[band] = 0;

@@ -465,8 +465,14 @@ public final class Catalog {
     }
 
     private func runEndUpdate() throws -> Statement {
-        let statement = try updateRunEnd ?? database.prepare("UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?")
-        updateRunEnd = statement
+        try kept(&updateRunEnd, "UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?")
+    }
+
+    /// The statement kept in `slot`, prepared from `sql` and kept there the first time.
+    private func kept(_ slot: inout Statement?, _ sql: @autoclosure () -> String) throws -> Statement {
+        if let statement = slot { return statement }
+        let statement = try database.prepare(sql())
+        slot = statement
         return statement
     }
 
@@ -497,14 +503,13 @@ public final class Catalog {
     }
 
     private func captureInsertion() throws -> Statement {
-        let statement = try insertCapture ?? database.prepare(
+        try kept(
+            &insertCapture,
             """
             INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width,
                                  height, jpeg_quality, jpeg_bytes, xxh128, thumbnail)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        insertCapture = statement
-        return statement
     }
 
     public struct NewSave: Sendable {
@@ -565,16 +570,16 @@ public final class Catalog {
     /// than two values each time it finds such a row, and every save of a path saved before
     /// finds one (a benchmark reusing its names fell from 23 000 to 8 000 saves a second).
     private func markEarlierRowsReplaced(since lastBefore: Int) throws {
-        let statement = try markReplaced ?? database.prepare(
+        try kept(
+            &markReplaced,
             """
             UPDATE saves SET status = 'replaced' WHERE id IN (
                 SELECT earlier.id FROM saves AS new
                 JOIN saves AS earlier ON earlier.path = new.path AND earlier.id < new.id
                 WHERE new.id > ?
                   AND (earlier.status = 'saved' OR earlier.status = 'missing' OR earlier.status = 'corrupt'))
-            """)
-        markReplaced = statement
-        try statement.bind(.int(lastBefore)).run()
+            """
+        ).bind(.int(lastBefore)).run()
     }
 
     /// Marks `replaced` every saved, missing or corrupt row of `path`: before a row of it is
@@ -584,10 +589,9 @@ public final class Catalog {
     }
 
     private func pathReplacedMarking() throws -> Statement {
-        let statement = try markPathReplaced ?? database.prepare(
+        try kept(
+            &markPathReplaced,
             "UPDATE saves SET status = 'replaced' WHERE path = ? AND (status = 'saved' OR status = 'missing' OR status = 'corrupt')")
-        markPathReplaced = statement
-        return statement
     }
 
     /// Inserts `saved` rows, up to `rowsPerInsert[0]` in one statement: each statement run costs
@@ -623,13 +627,12 @@ public final class Catalog {
     }
 
     private func savedRowsInsertion(rows count: Int) throws -> Statement {
-        let statement = try insertSaves[count] ?? database.prepare(
+        try kept(
+            &insertSaves[count],
             """
             INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job)
             VALUES \(Self.savedRowValues)\(String(repeating: ", " + Self.savedRowValues, count: count - 1))
             """)
-        insertSaves[count] = statement
-        return statement
     }
 
     /// The row counts of the insert statements, largest first; a batch takes the largest that

@@ -160,7 +160,8 @@ import Testing
     /// The catalog's work (opening it, committing the run's row) goes on beside the first
     /// frame's: with the catalog held by another writer for a while, the frame is taken and
     /// encoded while the run's row waits, and nothing is saved before that row is in. The
-    /// statements of the rows to come are prepared on that thread before the capture's row.
+    /// statements of the rows to come are prepared on that thread before the capture's row, and
+    /// the file takes its name only once that row is in.
     @Test func theFirstFrameIsEncodedWhileTheRunsRowWaitsForTheCatalog() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("c.sqlite3")
@@ -185,7 +186,7 @@ import Testing
         #expect(encoded < committed && committed < saved, "\(stderr)")
         let prepared = try #require(phases.firstIndex { $0.hasPrefix("trace: statements ready (catalog) ") }, "\(stderr)")
         let captureRow = try #require(phases.firstIndex { $0.hasPrefix("trace: frame 1 capture row ") }, "\(stderr)")
-        #expect(committed < prepared && prepared < captureRow, "\(stderr)")
+        #expect(committed < prepared && prepared < captureRow && captureRow < saved, "\(stderr)")
         #expect(try CatalogReader(path).int("SELECT count(*) FROM saves WHERE status = 'saved'") == 1)
     }
 

@@ -23,10 +23,10 @@ public enum Trace {
         mark("exit")
         let start = processStartMicroseconds()
         var previous = start
-        var text = "trace: phase                       ends at (ms)   took (ms)\n"
-        text += "trace: (process started)                   0.0\n"
+        var text = "trace: phase                           ends at (ms)   took (ms)\n"
+        text += "trace: (process started)                       0.0\n"
         for (phase, time) in marks.withLock({ $0 }) {
-            let name = phase.count < 28 ? phase + String(repeating: " ", count: 28 - phase.count) : phase
+            let name = phase.count < 32 ? phase + String(repeating: " ", count: 32 - phase.count) : phase
             text += "trace: \(name) \(format(time - start)) \(format(time - previous))\n"
             previous = time
         }

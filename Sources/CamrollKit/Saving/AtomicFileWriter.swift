@@ -147,9 +147,13 @@ public final class AtomicFileWriter {
     /// synced: with `sync`, false when the directory's fsync failed (the file is in place all
     /// the same, and `write` then throws `NamedButNotSynced`). `lastPieceID` names the bytes of
     /// the last piece: a later write with the same ID promises the same bytes there.
+    /// `beforeNaming` runs once the bytes are written (and synced), before the file takes its
+    /// name: what must be done before the file may be seen under it, done meanwhile elsewhere,
+    /// is waited for there. If it throws, the file is not named, and nothing of it is left.
     @discardableResult
     public func write(
         _ pieces: [UnsafeRawBufferPointer], to path: String, lastPieceID: Int? = nil,
+        beforeNaming: () throws -> Void = {},
         whenNamed: (_ saved: String, _ synced: Bool) throws -> Void = { _, _ in }
     ) throws -> String {
         // Split at the last "/" among the bytes ("/" is never part of a longer UTF-8 sequence):
@@ -171,7 +175,7 @@ public final class AtomicFileWriter {
             if fd >= 0 {
                 unnamedFiles = true
                 return try writeUnnamed(fd: fd, pieces, path: path, directory: directory, name: name, lastPieceID: lastPieceID,
-                                        whenNamed: whenNamed)
+                                        beforeNaming: beforeNaming, whenNamed: whenNamed)
             }
             if openErrno == ENOSPC || openErrno == EDQUOT {
                 // XFS refuses a file without a name for want of space long before the disk is
@@ -210,6 +214,7 @@ public final class AtomicFileWriter {
             // Network file systems may report a failed write only here.
             if close(fd) != 0 { throw Self.userError(SystemError("close", path: path), path: path) }
         }
+        try beforeNaming()
         return try gate.commit {
             let saved = try place(path: path, directory: directory, name: name, temporary: temporary) { rename(temporary, to: $0) }
             named = true
@@ -235,7 +240,7 @@ public final class AtomicFileWriter {
     /// linked under its final name once its bytes are in it.
     private func writeUnnamed(
         fd: Int32, _ pieces: [UnsafeRawBufferPointer], path: String, directory: String, name: Substring, lastPieceID: Int?,
-        whenNamed: (_ saved: String, _ synced: Bool) throws -> Void
+        beforeNaming: () throws -> Void, whenNamed: (_ saved: String, _ synced: Bool) throws -> Void
     ) throws -> String {
         var closed = false
         defer {
@@ -243,6 +248,7 @@ public final class AtomicFileWriter {
             gate.clear()
         }
         try writeContents(fd: fd, pieces, path: path, directory: directory, lastPieceID: lastPieceID)
+        try beforeNaming()
         return try gate.commit {
             let saved = try place(path: path, directory: directory, name: name, temporary: nil) { link(unnamed: fd, as: $0) }
             closed = true

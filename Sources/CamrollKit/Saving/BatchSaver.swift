@@ -139,31 +139,41 @@ public final class BatchSaver: @unchecked Sendable {
             catalogReserve.release()
             recorder.retryAfterRoomWasMade()
         }
-        // Whatever happened, the rows of the files already saved are committed.
-        do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
-        Trace.mark("save rows committed")
-        let status: Catalog.RunStatus =
-            failure != nil ? .failed : cancellation.isCancelled && state.progress.done < plan.totalSaves ? .cancelled : .completed
-        let unrecorded = recorder.unrecordedCount
-        if unrecorded == 0 {
-            do {
-                try recorder.closeRun(runID, status: status, error: failure?.message)
-            } catch {
-                failure = failure ?? Self.userError(error)
+        // Whatever happened, the rows of the files already saved are committed, and then the
+        // run is closed: both in one commit where they can be.
+        var status = runStatus(failure: failure, state: state)
+        if recorder.flushAndCloseRun(Catalog.RunEnd(id: runID, status: status, error: failure?.message)) {
+            Trace.mark("save rows committed, run closed")
+        } else {
+            do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
+            Trace.mark("save rows committed")
+            status = runStatus(failure: failure, state: state)
+            let unrecorded = recorder.unrecordedCount
+            if unrecorded == 0 {
+                do {
+                    try recorder.closeRun(runID, status: status, error: failure?.message)
+                } catch {
+                    failure = failure ?? Self.userError(error)
+                }
+            } else if let reason = failure {
+                // Files without rows: the run stays `running`, which is what `verify --repair` looks
+                // for once this process (and its run lock) is gone; it records them and closes the run.
+                failure = CamrollError(
+                    reason.exitCode, reason.message + "; \(unrecorded) saved file(s) have no catalog row",
+                    hint: "Run 'camroll verify --repair --db \(catalogPath)' once the catalog can be written: it records them.")
             }
-        } else if let reason = failure {
-            // Files without rows: the run stays `running`, which is what `verify --repair` looks
-            // for once this process (and its run lock) is gone; it records them and closes the run.
-            failure = CamrollError(
-                reason.exitCode, reason.message + "; \(unrecorded) saved file(s) have no catalog row",
-                hint: "Run 'camroll verify --repair --db \(catalogPath)' once the catalog can be written: it records them.")
+            Trace.mark("run closed")
         }
-        Trace.mark("run closed")
         let summary = RunSummary(
             runID: runID, runUUID: runUUID, status: status, progress: state.progress,
             latency: state.latency, error: failure?.message, catalogPath: catalogPath, lastPath: state.lastPath)
         reporter.finished(summary)
         return (summary, failure)
+    }
+
+    /// How the run ended: failed with an error, cancelled before its last save, or completed.
+    private func runStatus(failure: CamrollError?, state: State) -> Catalog.RunStatus {
+        failure != nil ? .failed : cancellation.isCancelled && state.progress.done < plan.totalSaves ? .cancelled : .completed
     }
 
     /// The run so far; with several jobs, changed under `lock` only.
@@ -221,9 +231,16 @@ public final class BatchSaver: @unchecked Sendable {
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
                 height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
                 xxh128: imageHash, thumbnail: thumbnail)
-            let captureID = try recorder.perform { try $0.addCapture(capture) }
-            Trace.mark("frame \(frameIndex) capture row")
+            // Committed on the catalog's thread while the frame's first file is written, which
+            // takes its name only once the row is in: `verify --repair` knows a killed run's
+            // files by their captures' hashes.
+            let captureRow = recorder.begin { catalog in
+                let id = try catalog.addCapture(capture)
+                Trace.mark("frame \(frameIndex) capture row (catalog)")
+                return id
+            }
             if plan.toStandardOutput {
+                _ = try captureRow.value()
                 try send(image.bytes, state: state)
                 continue
             }
@@ -261,7 +278,7 @@ public final class BatchSaver: @unchecked Sendable {
             state.previousSaveEnd = 0
             try image.bytes.withUnsafeBytes { jpeg in
                 let saving = FrameSaving(
-                    jpeg: jpeg, imageHash: imageHash, runUUID: runUUID, runID: runID, captureID: captureID,
+                    jpeg: jpeg, imageHash: imageHash, runUUID: runUUID, runID: runID, captureRow: captureRow,
                     frameIndex: frameIndex, seqWidth: seqWidth, frameWidth: frameWidth, time: frame.capturedAt)
                 if writers.count == 1 {
                     for copy in 1...plan.count where try !save(copy: copy, job: 0, of: saving, state: state) { return }
@@ -298,7 +315,8 @@ public final class BatchSaver: @unchecked Sendable {
         let imageHash: String
         let runUUID: String
         let runID: Int
-        let captureID: Int
+        /// The frame's capture row, being committed: its id, once it is in.
+        let captureRow: Pending<Int>
         let frameIndex: Int
         let seqWidth: Int
         let frameWidth: Int
@@ -338,7 +356,7 @@ public final class BatchSaver: @unchecked Sendable {
         let saveThis = {
             try self.saveOne(
                 jpeg: frame.jpeg, imageHash: frame.imageHash, path: path, seq: seq, runUUID: frame.runUUID,
-                captureID: frame.captureID, job: job, state: state)
+                captureRow: frame.captureRow, frameIndex: frame.frameIndex, job: job, state: state)
         }
         do {
             try saveThis()
@@ -408,7 +426,7 @@ public final class BatchSaver: @unchecked Sendable {
 
     private func saveOne(
         jpeg: UnsafeRawBufferPointer, imageHash: String, path: String, seq: Int, runUUID: String,
-        captureID: Int, job: Int, state: State
+        captureRow: Pending<Int>, frameIndex: Int, job: Int, state: State
     ) throws {
         let writer = writers[job]
         var comment: [UInt8] = []
@@ -424,10 +442,13 @@ public final class BatchSaver: @unchecked Sendable {
             let begin = monotonicMicroseconds()
             state.lock.withLock { if state.previousSaveEnd == 0 { state.previousSaveEnd = begin } }
             var end = 0
+            var captureID = 0
             let saved: String
             do {
-                // The frame's JPEG, the same bytes for every copy of this capture.
-                saved = try writer.write(pieces, to: path, lastPieceID: captureID) { saved, synced in
+                // The frame's JPEG, the same bytes for every copy of this frame.
+                saved = try writer.write(
+                    pieces, to: path, lastPieceID: frameIndex, beforeNaming: { captureID = try captureRow.value() }
+                ) { saved, synced in
                     end = monotonicMicroseconds()
                     recorder.record(
                         Catalog.NewSave(

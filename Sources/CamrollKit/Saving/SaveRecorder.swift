@@ -4,11 +4,12 @@ import Glibc
 /// Writes the catalog on a thread of its own, so SQLite's work overlaps the writing of the next
 /// files instead of adding to it. Save rows are queued and committed in one transaction at most
 /// `commitIntervalMicroseconds` later; `flush()` commits everything queued, and every other use
-/// of the catalog goes through `perform`, on the same thread, so the connection has one user at a
-/// time.
+/// of the catalog goes through `begin` (or `closeRun`), on the same thread, so the connection has
+/// one user at a time.
 ///
 /// The catalog is opened by the first job on that thread (`opening`), so that opening it (and
-/// beginning the run, `begin`) overlaps the first frame's capture and encoding.
+/// beginning the run, `begin`) overlaps the first frame's capture and encoding, as the frame's
+/// capture row overlaps the writing of its first file.
 ///
 /// When a commit fails (catalog disk full, locked too long, deleted), its rows are kept, not
 /// dropped: `failure` tells the saver to stop at once, a last `flush()` tries them once more,
@@ -39,12 +40,6 @@ final class SaveRecorder: @unchecked Sendable {
         return try opened!.get()
     }
 
-    /// Runs `body` with the catalog, after every queued row has been committed.
-    func perform<T>(_ body: (Catalog) throws -> T) throws -> T {
-        try flush()
-        return try thread.sync { try body(try openedCatalog()) }
-    }
-
     /// Runs `body` with the catalog on its thread, after the jobs already given it, without
     /// waiting for it: what it returns (or throws) is waited for later, through the result.
     func begin<T>(_ body: @escaping @Sendable (Catalog) throws -> T) -> Pending<T> {
@@ -60,6 +55,32 @@ final class SaveRecorder: @unchecked Sendable {
             let catalog = try openedCatalog()
             try catalog.finishRun(id, status: status, error: error)
             catalog.checkpoint()
+        }
+    }
+
+    /// Commits the rows still queued and the run's end together, in one transaction, then
+    /// checkpoints the catalog: one commit (with `--fsync`, one sync) fewer than `flush` and
+    /// then `closeRun`. False, with nothing written, where an earlier commit failed, and where
+    /// this one does (its rows are then kept as unrecorded, as `flush` keeps them): the caller
+    /// goes the long way, `flush`, then `closeRun` once every row is in.
+    func flushAndCloseRun(_ end: Catalog.RunEnd) -> Bool {
+        thread.sync {
+            let rows: [Catalog.NewSave]? = lock.withLock {
+                guard failure == nil, unrecorded.isEmpty else { return nil }
+                drainScheduled = false
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
+            }
+            guard let rows else { return false }
+            if let error = commit(rows, thenFinishing: end) {
+                lock.withLock {
+                    unrecorded += rows
+                    if failure == nil { failure = error }
+                }
+                return false
+            }
+            (try? openedCatalog())?.checkpoint()
+            return true
         }
     }
 
@@ -136,10 +157,10 @@ final class SaveRecorder: @unchecked Sendable {
         }
     }
 
-    private func commit(_ rows: [Catalog.NewSave]) -> Error? {
+    private func commit(_ rows: [Catalog.NewSave], thenFinishing end: Catalog.RunEnd? = nil) -> Error? {
         do {
             let catalog = try openedCatalog()
-            try catalog.userErrors { try catalog.recordSaves(rows) }
+            try catalog.userErrors { try catalog.recordSaves(rows, thenFinishing: end) }
             try catalog.checkStillInPlace()
             return nil
         } catch {

@@ -27,17 +27,16 @@ let package = Package(
             name: "CXXHash", pkgConfig: "libxxhash",
             providers: [.apt(["libxxhash-dev"])]),
         .systemLibrary(
-            name: "CV4L2", pkgConfig: "libv4l2",
-            providers: [.apt(["libv4l-dev"])]),
-        .systemLibrary(
             name: "CExif", pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]),
-        .systemLibrary(
-            name: "CSpng", pkgConfig: "spng",
-            providers: [.apt(["libspng-dev"])]),
-        .systemLibrary(
-            name: "CStb", pkgConfig: "stb",
-            providers: [.apt(["libstb-dev"])]),
+        // C libraries a photo from a YUYV or MJPEG camera never calls, loaded with dlopen on
+        // first use instead of by the dynamic loader at every start (library_loader.h): libv4l2
+        // and libv4lconvert (other formats), libspng (PNG files; zlib with it), libstb (resizing).
+        // Their headers come from libv4l-dev, libspng-dev and libstb-dev.
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CV4L2", dependencies: ["CLibraryLoader"]),
+        .target(name: "CSpng", dependencies: ["CLibraryLoader"]),
+        .target(name: "CStb", dependencies: ["CLibraryLoader"]),
         // libcurl is loaded with dlopen when a URL is fetched: only its header is used (no
         // pkgConfig, which would link it).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),

@@ -215,6 +215,37 @@ import Testing
         #expect(try Self.djpegSize(dir.file("s.jpg")) == "32 24")
     }
 
+    /// libspng is loaded when a PNG is read, not at start: without it (its file made unreadable
+    /// to a process of its own, in a mount namespace) a photo from the pattern is taken as ever,
+    /// a PNG is a one-line error that says what to install, and --version says it is missing.
+    /// Root only (a mount namespace); CI runs as root.
+    @Test func aPNGWithoutLibspngIsAOneLineErrorAndNothingElseNeedsIt() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else { return }
+        let dir = try TemporaryDirectory()
+        let make = """
+            import struct, zlib
+            chunk = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+            open('\(dir.file("a.png"))', 'wb').write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 8, 8, 8, 2, 0, 0, 0))
+                + chunk(b'IDAT', zlib.compress(b'\\0' * 25 * 8)) + chunk(b'IEND', b''))
+            """
+        #expect(try CamrollBinary.runProgram(["/usr/bin/python3", "-c", make]).status == 0)
+        #expect(try CamrollBinary.run(["-d", "file:" + dir.file("a.png"), "-o", dir.file("with.jpg"), "--db", dir.file("c.db")]).status == 0)
+        let library = URL(fileURLWithPath: "/usr/lib/x86_64-linux-gnu/libspng.so.0").resolvingSymlinksInPath().path
+        #expect(FileManager.default.createFile(atPath: dir.file("empty.so"), contents: Data()))
+        let script = """
+            mount --bind '\(dir.file("empty.so"))' '\(library)' || exit 99
+            '\(CamrollBinary.path)' snap -d pattern -r 64x48 -o '\(dir.file("pattern.jpg"))' --db '\(dir.file("c.db"))' --quiet || exit 98
+            '\(CamrollBinary.path)' --version | grep -qx 'libspng (not installed)' || exit 97
+            exec '\(CamrollBinary.path)' snap -d 'file:\(dir.file("a.png"))' -o '\(dir.file("without.jpg"))' --db '\(dir.file("c.db"))'
+            """
+        let result = try CamrollBinary.runProgram(["/usr/bin/unshare", "--mount", "sh", "-c", script])
+        #expect(result.status == 69, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("cannot read '\(dir.file("a.png"))': PNG files need libspng: "), "\(result.stderr)")
+        #expect(result.stderr.contains("apt install libspng0"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("without.jpg")))
+        #expect(FileManager.default.fileExists(atPath: dir.file("pattern.jpg")))
+    }
+
     /// The thumbnail of a portrait photo stored sideways is a portrait thumbnail.
     @Test func thumbnailsHonourOrientation() throws {
         let dir = try TemporaryDirectory()

@@ -66,7 +66,9 @@ MODULES = ["vivid", "virtio_pci", "virtio_blk", "virtio_rng", "v4l2loopback", "l
 # Host programs copied into the guest with their libraries.
 GUEST_PROGRAMS = ["/usr/bin/v4l2-ctl"]
 # Libraries camroll loads with dlopen (ldd cannot see them), copied with their own libraries.
-GUEST_DLOPENED = ["/usr/lib/x86_64-linux-gnu/libchafa.so.0"]
+GUEST_DLOPENED = ["/usr/lib/x86_64-linux-gnu/libchafa.so.0", "/usr/lib/x86_64-linux-gnu/libv4l2.so.0",
+                  "/usr/lib/x86_64-linux-gnu/libv4lconvert.so.0", "/usr/lib/x86_64-linux-gnu/libspng.so.0",
+                  "/usr/lib/x86_64-linux-gnu/libstb.so.0"]
 
 
 def log(message):

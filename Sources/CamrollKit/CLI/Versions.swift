@@ -15,13 +15,10 @@ enum Versions {
             "libjpeg-turbo \(String(cString: cturbojpeg_version())) (built against)",
             "SQLite \(String(cString: sqlite3_libversion()))",
             "xxHash \(xxhash / 10000).\(xxhash / 100 % 100).\(xxhash % 100)",
-            "libspng \(String(cString: spng_version_string()))",
+            "libspng \(cspng_version_string().map { String(cString: $0) } ?? "(not installed)")",
         ]
         // libv4l2 has no version call: where it was loaded from says which one it is.
-        let close: @convention(c) (Int32) -> Int32 = v4l2_close
-        if let file = clinux_library_of(unsafeBitCast(close, to: UnsafeRawPointer.self)) {
-            lines.append("libv4l2 (v4l-utils) \(String(cString: file))")
-        }
+        lines.append("libv4l2 (v4l-utils) \(cv4l2_library_file().map { String(cString: $0) } ?? "(not installed)")")
         let exif: @convention(c) () -> UnsafeMutablePointer<ExifData>? = exif_data_new
         if let file = clinux_library_of(unsafeBitCast(exif, to: UnsafeRawPointer.self)) {
             lines.append("libexif \(String(cString: file))")

@@ -3,14 +3,18 @@ import CV4L2
 /// Turns frames of formats the encoder does not take (NV12, Bayer, RGB565, …) into planar
 /// YUV 4:2:0 with libv4lconvert.
 final class FormatConverter {
-    private let data: OpaquePointer
+    private let data: UnsafeMutableRawPointer
     private var source: v4l2_format
     private var destination: v4l2_format
     private var output: [UInt8]
 
     init(device: V4L2Device, source: v4l2_format) throws {
-        guard let data = v4lconvert_create(device.fd) else {
-            throw CamrollError(.failure, "cannot set up libv4lconvert for \(device.path)")
+        var why = [CChar](repeating: 0, count: 256)
+        guard let data = cv4l2_converter_create(device.fd, &why, why.count) else {
+            throw CamrollError(
+                .unavailable, "cannot convert \(device.path)'s \(PixelFormat(fourcc: source.fmt.pix.pixelformat).code) frames: "
+                    + String(nulTerminated: why),
+                hint: "Install libv4lconvert (Debian: apt install libv4l-0).")
         }
         self.data = data
         self.source = source
@@ -24,18 +28,16 @@ final class FormatConverter {
         self.output = [UInt8](repeating: 0, count: size)
     }
 
-    deinit { v4lconvert_destroy(data) }
+    deinit { cv4l2_converter_destroy(data) }
 
     func convert(_ frame: Frame) throws -> Frame {
         let produced = frame.bytes.withUnsafeBufferPointer { input in
             output.withUnsafeMutableBufferPointer { out in
-                v4lconvert_convert(
-                    data, &source, &destination, UnsafeMutablePointer(mutating: input.baseAddress), Int32(input.count),
-                    out.baseAddress, Int32(out.count))
+                cv4l2_convert(data, &source, &destination, input.baseAddress, Int32(input.count), out.baseAddress, Int32(out.count))
             }
         }
         guard produced > 0 else {
-            throw CamrollError(.dataError, "cannot convert a \(frame.format.code) frame: \(String(cString: v4lconvert_get_error_message(data)))")
+            throw CamrollError(.dataError, "cannot convert a \(frame.format.code) frame: \(String(cString: cv4l2_converter_error(data)))")
         }
         var converted = frame
         converted.format = .yuv420

@@ -51,9 +51,10 @@ public final class V4L2Device {
     /// with and without it shows the difference).
     func useLibv4l2() {
         guard !throughLibv4l2 else { return }
-        cv4l2_silence_library_log()
-        // libv4l2 keeps the descriptor's number; on failure the device is used without it.
-        throughLibv4l2 = cv4l2_fd_open(fd) >= 0
+        // libv4l2 keeps the descriptor's number; on failure (not installed, or refused) the
+        // device is used without it, and what needed it says so (FormatConverter).
+        var why = [CChar](repeating: 0, count: 256)
+        throughLibv4l2 = cv4l2_fd_open(fd, &why, why.count) >= 0
     }
 
     deinit { cv4l2_close(fd) }

@@ -10,28 +10,33 @@ public enum PNGDecoder {
     /// The picture's size from its header, refused over `JPEGDecoder.maxPixels` before anything
     /// is decoded, then its pixels. `.dataError` for anything that does not decode cleanly.
     public static func decode(_ bytes: [UInt8], subject: String) throws -> RGBImage {
-        guard let context = spng_ctx_new(0) else { throw CamrollError(.failure, "cannot initialise the PNG decoder") }
-        defer { spng_ctx_free(context) }
+        var why = [CChar](repeating: 0, count: 256)
+        guard cspng_load(&why, why.count) != 0 else {
+            throw CamrollError(.unavailable, "cannot read \(subject): PNG files need libspng: \(String(nulTerminated: why))",
+                               hint: "Install libspng (Debian: apt install libspng0).")
+        }
+        guard let context = cspng_ctx_new(0) else { throw CamrollError(.failure, "cannot initialise the PNG decoder") }
+        defer { cspng_ctx_free(context) }
         func check(_ status: Int32, _ what: String) throws {
             guard status == 0 else {
-                throw CamrollError(.dataError, "\(subject) is not a valid PNG: \(what): \(String(cString: spng_strerror(status)))")
+                throw CamrollError(.dataError, "\(subject) is not a valid PNG: \(what): \(String(cString: cspng_strerror(status)))")
             }
         }
         // Ancillary chunks (text, profiles) limited to 1 MB each, 8 MB in all.
-        try check(spng_set_chunk_limits(context, 1 << 20, 8 << 20), "limits")
+        try check(cspng_set_chunk_limits(context, 1 << 20, 8 << 20), "limits")
         // libspng reads from the buffer until the end: everything happens while it is borrowed.
         let (width, height, rgba) = try bytes.withUnsafeBytes { buffer in
-            try check(spng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
+            try check(cspng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
             var header = spng_ihdr()
-            try check(spng_get_ihdr(context, &header), "header")
+            try check(cspng_get_ihdr(context, &header), "header")
             let width = Int(header.width), height = Int(header.height)
             try JPEGDecoder.refuseIfTooLarge(JPEGDecoder.Header(width: width, height: height), subject: subject)
             var size = 0
-            try check(spng_decoded_image_size(context, Int32(SPNG_FMT_RGBA8.rawValue), &size), "size")
+            try check(cspng_decoded_image_size(context, Int32(SPNG_FMT_RGBA8.rawValue), &size), "size")
             guard size == width * height * 4 else { throw CamrollError(.dataError, "\(subject) is not a valid PNG: odd size") }
             var rgba = [UInt8](repeating: 0, count: size)
             let status = rgba.withUnsafeMutableBytes { destination in
-                spng_decode_image(
+                cspng_decode_image(
                     context, destination.baseAddress, destination.count, Int32(SPNG_FMT_RGBA8.rawValue),
                     Int32(SPNG_DECODE_TRNS.rawValue))
             }

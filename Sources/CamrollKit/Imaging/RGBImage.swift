@@ -71,14 +71,19 @@ public struct RGBImage: Sendable {
     public func resized(to size: Resolution) throws -> RGBImage {
         if size.width == width && size.height == height { return self }
         var out = [UInt8](repeating: 0, count: size.width * size.height * 3)
-        let ok = pixels.withUnsafeBufferPointer { source in
+        var why = [CChar](repeating: 0, count: 256)
+        let status = pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { destination in
-                stbir_resize_uint8_srgb(
+                cstb_resize_uint8_srgb(
                     source.baseAddress, Int32(width), Int32(height), 0, destination.baseAddress,
-                    Int32(size.width), Int32(size.height), 0, 3, STBIR_ALPHA_CHANNEL_NONE, 0)
+                    Int32(size.width), Int32(size.height), 0, 3, STBIR_ALPHA_CHANNEL_NONE, 0, &why, why.count)
             }
         }
-        guard ok == 1 else { throw CamrollError(.failure, "cannot resize \(width)x\(height) to \(size): out of memory") }
+        guard status != -1 else {
+            throw CamrollError(.unavailable, "cannot resize \(width)x\(height) to \(size): \(String(nulTerminated: why))",
+                               hint: "Install libstb (Debian: apt install libstb0).")
+        }
+        guard status == 1 else { throw CamrollError(.failure, "cannot resize \(width)x\(height) to \(size): out of memory") }
         return RGBImage(width: size.width, height: size.height, pixels: out)
     }
 }

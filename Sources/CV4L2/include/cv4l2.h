@@ -1,38 +1,41 @@
-#ifndef CAMROLL_CV4L2_SHIM_H
-#define CAMROLL_CV4L2_SHIM_H
+#ifndef CAMROLL_CV4L2_H
+#define CAMROLL_CV4L2_H
 /*
  * Swift cannot call variadic C functions (v4l2_open, v4l2_ioctl) and does not import
  * function-like macros (VIDIOC_*, v4l2_fourcc). Everything camroll needs from them is
- * re-exported here as static inline functions and constants with the cv4l2_ prefix.
+ * re-exported here as functions and constants with the cv4l2_ prefix.
+ *
+ * libv4l2 and libv4lconvert are loaded the first time a device is handed to libv4l2
+ * (cv4l2_fd_open: a camera whose formats camroll does not read itself), not at every start
+ * (library_loader.h). Until then the calls below go to the kernel itself, as libv4l2's own do
+ * for a descriptor it was not given.
  */
-#include <fcntl.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <linux/videodev2.h>
-#include <libv4l2.h>
-#include <libv4lconvert.h>
 
-static inline int cv4l2_open(const char *path, int flags) { return v4l2_open(path, flags, 0); }
 /* The kernel's ioctl, without libv4l2: to ask whether a node is V4L2 at all before wrapping it
    (libv4l2 prints its own complaints for nodes that are not). */
 static inline int cv4l2_raw_ioctl(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
-static inline int cv4l2_fd_open(int fd) { return v4l2_fd_open(fd, 0); }
-/* libv4l2 writes its own "libv4l2: error ..." lines to stderr; camroll reports errors itself. */
-static inline void cv4l2_silence_library_log(void) {
-    static FILE *null_log;
-    if (!null_log) null_log = fopen("/dev/null", "w");
-    if (null_log) v4l2_log_file = null_log;
-}
-static inline int cv4l2_close(int fd) { return v4l2_close(fd); }
-static inline int cv4l2_ioctl(int fd, unsigned long request, void *arg) {
-    return v4l2_ioctl(fd, request, arg);
-}
-static inline void *cv4l2_mmap(size_t length, int fd, int64_t offset) {
-    return v4l2_mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
-}
-static inline int cv4l2_munmap(void *start, size_t length) { return v4l2_munmap(start, length); }
+/* Hands `fd` to libv4l2 (loading it first; its own log lines silenced: camroll reports errors
+   itself). -1 where it cannot be loaded or refuses the device; why, in `why`. */
+int cv4l2_fd_open(int fd, char *why, size_t why_size);
+int cv4l2_close(int fd);
+int cv4l2_ioctl(int fd, unsigned long request, void *arg);
+void *cv4l2_mmap(size_t length, int fd, int64_t offset);
+int cv4l2_munmap(void *start, size_t length);
+/* The file libv4l2 is loaded from (loading it), or NULL: `camroll --version`. */
+const char *cv4l2_library_file(void);
+
+/* libv4lconvert: a frame of a format camroll does not read into planar YUV 4:2:0. NULL where
+   the library cannot be loaded or set up, with why in `why`. */
+void *cv4l2_converter_create(int fd, char *why, size_t why_size);
+void cv4l2_converter_destroy(void *converter);
+/* The bytes written to `out`, or -1 (cv4l2_converter_error says why). */
+int cv4l2_convert(void *converter, struct v4l2_format *source, struct v4l2_format *destination,
+                  const unsigned char *in, int in_size, unsigned char *out, int out_size);
+const char *cv4l2_converter_error(void *converter);
 
 /* ioctl request numbers */
 static const unsigned long CV4L2_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;

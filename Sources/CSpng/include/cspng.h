@@ -1,0 +1,25 @@
+#ifndef CAMROLL_CSPNG_H
+#define CAMROLL_CSPNG_H
+/*
+ * libspng (PNG files given with -d file:) through dlopen, loaded the first time a PNG is decoded
+ * rather than with zlib at every start (library_loader.h). The cspng_ functions are libspng's
+ * of the same name; the types and constants are spng.h's own.
+ */
+#include <stddef.h>
+#include <spng.h>
+
+/* Loads libspng once. 1 when it is usable; else 0, with the reason in `why`. */
+int cspng_load(char *why, size_t why_size);
+/* libspng's version, or NULL where it cannot be loaded. */
+const char *cspng_version_string(void);
+
+/* Only after cspng_load returned 1. */
+spng_ctx *cspng_ctx_new(int flags);
+void cspng_ctx_free(spng_ctx *context);
+int cspng_set_chunk_limits(spng_ctx *context, size_t chunk_size, size_t cache_size);
+int cspng_set_png_buffer(spng_ctx *context, const void *buffer, size_t size);
+int cspng_get_ihdr(spng_ctx *context, struct spng_ihdr *header);
+int cspng_decoded_image_size(spng_ctx *context, int format, size_t *size);
+int cspng_decode_image(spng_ctx *context, void *out, size_t size, int format, int flags);
+const char *cspng_strerror(int status);
+#endif

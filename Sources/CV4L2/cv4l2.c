@@ -66,14 +66,14 @@ int cv4l2_munmap(void *start, size_t length) {
 
 const char *cv4l2_library_file(void) { return loaded_library_file(&libv4l2); }
 
-void *cv4l2_converter_create(int fd, char *why, size_t why_size) {
+int cv4l2_converter_create(int fd, void **converter, char *why, size_t why_size) {
     if (!loaded_library_open(&libv4lconvert)) {
         snprintf(why, why_size, "%s", libv4lconvert.failure);
-        return NULL;
+        return -1;
     }
-    struct v4lconvert_data *converter = V4LCONVERT(v4lconvert_create, CREATE)(fd);
-    if (!converter) snprintf(why, why_size, "libv4lconvert could not be set up for the device");
-    return converter;
+    *converter = V4LCONVERT(v4lconvert_create, CREATE)(fd);
+    if (!*converter) snprintf(why, why_size, "libv4lconvert could not be set up for the device");
+    return *converter != NULL;
 }
 
 void cv4l2_converter_destroy(void *converter) { V4LCONVERT(v4lconvert_destroy, DESTROY)(converter); }

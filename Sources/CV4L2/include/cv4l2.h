@@ -28,9 +28,10 @@ int cv4l2_munmap(void *start, size_t length);
 /* The file libv4l2 is loaded from (loading it), or NULL: `camroll --version`. */
 const char *cv4l2_library_file(void);
 
-/* libv4lconvert: a frame of a format camroll does not read into planar YUV 4:2:0. NULL where
-   the library cannot be loaded or set up, with why in `why`. */
-void *cv4l2_converter_create(int fd, char *why, size_t why_size);
+/* libv4lconvert: a frame of a format camroll does not read into planar YUV 4:2:0. 1 with the
+   converter in `converter`; -1 where the library cannot be loaded, 0 where it cannot be set up
+   for the device, with why in `why`. */
+int cv4l2_converter_create(int fd, void **converter, char *why, size_t why_size);
 void cv4l2_converter_destroy(void *converter);
 /* The bytes written to `out`, or -1 (cv4l2_converter_error says why). */
 int cv4l2_convert(void *converter, struct v4l2_format *source, struct v4l2_format *destination,

@@ -10,13 +10,15 @@ final class FormatConverter {
 
     init(device: V4L2Device, source: v4l2_format) throws {
         var why = [CChar](repeating: 0, count: 256)
-        guard let data = cv4l2_converter_create(device.fd, &why, why.count) else {
+        var converter: UnsafeMutableRawPointer?
+        let status = cv4l2_converter_create(device.fd, &converter, &why, why.count)
+        guard status == 1, let converter else {
+            let format = PixelFormat(fourcc: source.fmt.pix.pixelformat).code
             throw CamrollError(
-                .unavailable, "cannot convert \(device.path)'s \(PixelFormat(fourcc: source.fmt.pix.pixelformat).code) frames: "
-                    + String(nulTerminated: why),
-                hint: "Install libv4lconvert (Debian: apt install libv4l-0).")
+                status == -1 ? .unavailable : .failure, "cannot convert \(device.path)'s \(format) frames: \(String(nulTerminated: why))",
+                hint: status == -1 ? "Install libv4lconvert (Debian: apt install libv4l-0)." : nil)
         }
-        self.data = data
+        self.data = converter
         self.source = source
         var destination = source
         let width = Int(source.fmt.pix.width), height = Int(source.fmt.pix.height)

@@ -9,7 +9,7 @@ int loaded_library_is_open(struct loaded_library *library) {
     return __atomic_load_n(&library->state, __ATOMIC_ACQUIRE) == 1;
 }
 
-int loaded_library_open(struct loaded_library *library) {
+int loaded_library_open(struct loaded_library *library, char *why, size_t why_size) {
     if (loaded_library_is_open(library)) return 1;
     pthread_mutex_lock(&library->lock);
     if (__atomic_load_n(&library->state, __ATOMIC_RELAXED) == 0) {
@@ -33,12 +33,13 @@ int loaded_library_open(struct loaded_library *library) {
         __atomic_store_n(&library->state, state, __ATOMIC_RELEASE);
     }
     int loaded = __atomic_load_n(&library->state, __ATOMIC_RELAXED) == 1;
+    if (!loaded && why) snprintf(why, why_size, "%s", library->failure);
     pthread_mutex_unlock(&library->lock);
     return loaded;
 }
 
 const char *loaded_library_file(struct loaded_library *library) {
     Dl_info info;
-    if (!loaded_library_open(library) || !dladdr(library->slots[0], &info)) return NULL;
+    if (!loaded_library_open(library, NULL, 0) || !dladdr(library->slots[0], &info)) return NULL;
     return info.dli_fname;
 }

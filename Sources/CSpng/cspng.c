@@ -1,8 +1,6 @@
 /* libspng through dlopen: see include/cspng.h. */
 #include "cspng.h"
 
-#include <stdio.h>
-
 #include "library_loader.h"
 
 enum { CTX_NEW, CTX_FREE, SET_CHUNK_LIMITS, SET_PNG_BUFFER, GET_IHDR, DECODED_IMAGE_SIZE, DECODE_IMAGE, STRERROR,
@@ -19,14 +17,10 @@ static struct loaded_library libspng = LOADED_LIBRARY("libspng.so.0", symbols, s
 /* Each slot called as the function it is (spng.h's own declaration). */
 #define SPNG(name, slot) ((__typeof__(&name))slots[slot])
 
-int cspng_load(char *why, size_t why_size) {
-    if (loaded_library_open(&libspng)) return 1;
-    snprintf(why, why_size, "%s", libspng.failure);
-    return 0;
-}
+int cspng_load(char *why, size_t why_size) { return loaded_library_open(&libspng, why, why_size); }
 
 const char *cspng_version_string(void) {
-    return loaded_library_open(&libspng) ? SPNG(spng_version_string, VERSION_STRING)() : NULL;
+    return loaded_library_open(&libspng, NULL, 0) ? SPNG(spng_version_string, VERSION_STRING)() : NULL;
 }
 
 spng_ctx *cspng_ctx_new(int flags) { return SPNG(spng_ctx_new, CTX_NEW)(flags); }

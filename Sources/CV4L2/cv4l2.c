@@ -30,10 +30,7 @@ static struct loaded_library libv4lconvert = LOADED_LIBRARY("libv4lconvert.so.0"
 #define V4LCONVERT(name, slot) ((__typeof__(&name))convert_slots[slot])
 
 int cv4l2_fd_open(int fd, char *why, size_t why_size) {
-    if (!loaded_library_open(&libv4l2)) {
-        snprintf(why, why_size, "%s", libv4l2.failure);
-        return -1;
-    }
+    if (!loaded_library_open(&libv4l2, why, why_size)) return -1;
     static FILE *null_log;
     FILE **log_file = v4l2_slots[LOG_FILE];
     if (!null_log) null_log = fopen("/dev/null", "w");
@@ -67,10 +64,7 @@ int cv4l2_munmap(void *start, size_t length) {
 const char *cv4l2_library_file(void) { return loaded_library_file(&libv4l2); }
 
 int cv4l2_converter_create(int fd, void **converter, char *why, size_t why_size) {
-    if (!loaded_library_open(&libv4lconvert)) {
-        snprintf(why, why_size, "%s", libv4lconvert.failure);
-        return -1;
-    }
+    if (!loaded_library_open(&libv4lconvert, why, why_size)) return -1;
     *converter = V4LCONVERT(v4lconvert_create, CREATE)(fd);
     if (!*converter) snprintf(why, why_size, "libv4lconvert could not be set up for the device");
     return *converter != NULL;

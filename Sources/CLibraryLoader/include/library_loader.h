@@ -24,9 +24,9 @@ struct loaded_library {
     { PTHREAD_MUTEX_INITIALIZER, 0, soname, symbols, sizeof(symbols) / sizeof(*(symbols)), slots, "" }
 
 /* Loads `library` (once, whichever thread asks first) and fills its slots. 1 when every symbol
- * was found; else 0, and library->failure says why ("libspng.so.0: cannot open shared object
- * file: No such file or directory"). */
-int loaded_library_open(struct loaded_library *library);
+ * was found; else 0, with why in `why` unless it is NULL ("libspng.so.0: cannot open shared
+ * object file: No such file or directory"). */
+int loaded_library_open(struct loaded_library *library, char *why, size_t why_size);
 
 /* Whether `library` is loaded, without trying to load it: where a call has another way when it
  * is not (a V4L2 ioctl goes to the kernel itself). */

@@ -461,19 +461,18 @@ public final class Catalog {
         public var id: Int
         public var status: RunStatus
         public var error: String?
-        public var at = Date()
+        public var at: Date
 
-        public init(id: Int, status: RunStatus, error: String?) {
+        public init(id: Int, status: RunStatus, error: String?, at: Date = Date()) {
             self.id = id
             self.status = status
             self.error = error
+            self.at = at
         }
     }
 
     public func finishRun(_ id: Int, status: RunStatus, error: String?, at: Date = Date()) throws {
-        var end = RunEnd(id: id, status: status, error: error)
-        end.at = at
-        try userErrors { try updateRunEnd(end) }
+        try userErrors { try updateRunEnd(RunEnd(id: id, status: status, error: error, at: at)) }
     }
 
     private func updateRunEnd(_ end: RunEnd) throws {

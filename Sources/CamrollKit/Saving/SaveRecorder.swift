@@ -65,20 +65,7 @@ final class SaveRecorder: @unchecked Sendable {
     /// goes the long way, `flush`, then `closeRun` once every row is in.
     func flushAndCloseRun(_ end: Catalog.RunEnd) -> Bool {
         thread.sync {
-            let rows: [Catalog.NewSave]? = lock.withLock {
-                guard failure == nil, unrecorded.isEmpty else { return nil }
-                drainScheduled = false
-                defer { pending.removeAll(keepingCapacity: true) }
-                return pending
-            }
-            guard let rows else { return false }
-            if let error = commit(rows, thenFinishing: end) {
-                lock.withLock {
-                    unrecorded += rows
-                    if failure == nil { failure = error }
-                }
-                return false
-            }
+            guard lock.withLock({ failure == nil && unrecorded.isEmpty }), drain(thenFinishing: end) else { return false }
             (try? openedCatalog())?.checkpoint()
             return true
         }
@@ -132,20 +119,22 @@ final class SaveRecorder: @unchecked Sendable {
     /// Files under their final names whose rows are not in the catalog.
     var unrecordedCount: Int { lock.withLock { unrecorded.count + pending.count } }
 
-    /// On `thread` only.
-    private func drain() {
+    /// On `thread` only. Commits the queued rows, and `end` with them where given; false where
+    /// that failed, the rows then kept as unrecorded.
+    @discardableResult
+    private func drain(thenFinishing end: Catalog.RunEnd? = nil) -> Bool {
         let rows: [Catalog.NewSave] = lock.withLock {
             drainScheduled = false
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
-        guard !rows.isEmpty else { return }
-        if let error = commit(rows) {
-            lock.withLock {
-                unrecorded += rows
-                if failure == nil { failure = error }
-            }
+        guard !rows.isEmpty || end != nil else { return true }
+        guard let error = commit(rows, thenFinishing: end) else { return true }
+        lock.withLock {
+            unrecorded += rows
+            if failure == nil { failure = error }
         }
+        return false
     }
 
     /// On `thread` only.

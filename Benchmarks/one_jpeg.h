@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <turbojpeg.h>
 
-static int save_one_jpeg(const unsigned char *yuyv, size_t pitch, int width, int height, const char *path) {
+/* The frame encoded: *jpeg (libturbojpeg's buffer) and *size. */
+static int encode_one_jpeg(const unsigned char *yuyv, size_t pitch, int width, int height, unsigned char **jpeg,
+                           unsigned long *size) {
     unsigned char luma[256], chroma[256];
     for (int v = 0; v < 256; v++) {
         int l = (v - 16) * 255 / 219, c = 128 + (v - 128) * 255 / 224;
@@ -27,13 +29,18 @@ static int save_one_jpeg(const unsigned char *yuyv, size_t pitch, int width, int
             planes[2][(size_t)y * half + x] = chroma[p[3]];
         }
     tjhandle handle = tjInitCompress();
-    unsigned char *jpeg = NULL;
-    unsigned long size = 0;
+    *jpeg = NULL;
+    *size = 0;
     int strides[3] = {width, half, half};
-    if (tjCompressFromYUVPlanes(handle, (const unsigned char **)planes, width, strides, height, TJSAMP_422, &jpeg, &size, 90, 0) != 0) {
+    if (tjCompressFromYUVPlanes(handle, (const unsigned char **)planes, width, strides, height, TJSAMP_422, jpeg, size, 90, 0) != 0) {
         fprintf(stderr, "%s\n", tjGetErrorStr2(handle));
         return 1;
     }
+    return 0;
+}
+
+/* The JPEG written under a temporary name and renamed into place. */
+static int write_renamed(const unsigned char *jpeg, unsigned long size, const char *path) {
     char temporary[4096];
     snprintf(temporary, sizeof temporary, "%s.tmp", path);
     FILE *file = fopen(temporary, "wb");
@@ -42,4 +49,10 @@ static int save_one_jpeg(const unsigned char *yuyv, size_t pitch, int width, int
         return 1;
     }
     return 0;
+}
+
+static int save_one_jpeg(const unsigned char *yuyv, size_t pitch, int width, int height, const char *path) {
+    unsigned char *jpeg;
+    unsigned long size;
+    return encode_one_jpeg(yuyv, pitch, width, height, &jpeg, &size) || write_renamed(jpeg, size, path);
 }

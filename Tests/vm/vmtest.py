@@ -244,7 +244,7 @@ def build_tools():
         run(["cc", "-static", "-O2", "-o", tool, os.path.join(HERE, name + ".c")])
         tools.append(tool)
     tool = os.path.join(OUT, "grab-jpeg")
-    run(["cc", "-O2", "-o", tool, os.path.join(HERE, "grab_jpeg.c"), "-lturbojpeg"])
+    run(["cc", "-O2", "-o", tool, os.path.join(HERE, "grab_jpeg.c"), "-lturbojpeg", "-lsqlite3", "-pthread"])
     tools.append(tool)
     return tools
 

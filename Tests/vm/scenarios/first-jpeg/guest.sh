@@ -1,12 +1,15 @@
 # Time to the first JPEG (a benchmark, run by `make vm-bench`): in one boot, alternating, 5
 # reps each — camroll (the default warm-up, --skip auto; --skip 5, the default before it; and
-# --skip 0), fswebcam -S 0, ffmpeg -frames:v 1, the raw v4l2-ctl grab (also through libv4l2)
-# and a C program that grabs and encodes one JPEG (grab-jpeg), and camroll-baseline --skip 0
+# --skip 0), fswebcam -S 0, ffmpeg -frames:v 1, the raw v4l2-ctl grab (also through libv4l2),
+# a C program that grabs and encodes one JPEG (grab-jpeg) and records it in a catalog as camroll
+# does (grab-jpeg-catalog), and camroll-baseline --skip 0
 # where CAMROLL_VM_BASELINE put one in the guest — at 640x480 and 1920x1080;
 # then 100 copies of one 1080p capture. Every run is one line of $OUT/times: "TOOL SIZE REP MS
 # STATUS RSS_KB". The check prints the table.
 tar -xf /dev/vdb -C /
 mkdir -p /tmp/o
+# grab-jpeg's catalog, made by camroll (its schema), before anything is timed.
+camroll snap -d pattern -r 64x48 -o /tmp/o/p.jpg --db /tmp/g.db --quiet
 : >"$OUT/times"
 measure() {  # measure TOOL SIZE REP COMMAND...
     tool=$1 size=$2 rep=$3
@@ -35,11 +38,14 @@ for size in 640x480 1920x1080; do
             --stream-mmap --stream-count=1 --stream-to=/tmp/o/raw.yuv
         # The least a program can do for one JPEG (Tests/vm/grab_jpeg.c): the floor under camroll.
         measure grab-jpeg $size $rep grab-jpeg /dev/video0 $w $h /tmp/o/g.jpg
+        # That, and the photo recorded in a catalog as camroll records it: the floor under a tool
+        # that keeps a record of what it saved.
+        measure grab-jpeg-catalog $size $rep grab-jpeg /dev/video0 $w $h /tmp/o/gc.jpg /tmp/g.db
     done
     cp /tmp/o/c.jpg "$OUT/camroll-$size.jpg"; cp /tmp/o/c5.jpg "$OUT/camroll-skip5-$size.jpg"
     cp /tmp/o/c0.jpg "$OUT/camroll-skip0-$size.jpg"
     cp /tmp/o/f.jpg "$OUT/fswebcam-$size.jpg"; cp /tmp/o/ff.jpg "$OUT/ffmpeg-$size.jpg"
-    cp /tmp/o/g.jpg "$OUT/grab-jpeg-$size.jpg"
+    cp /tmp/o/g.jpg "$OUT/grab-jpeg-$size.jpg"; cp /tmp/o/gc.jpg "$OUT/grab-jpeg-catalog-$size.jpg"
     if [ -f /tmp/o/b0.jpg ]; then cp /tmp/o/b0.jpg "$OUT/baseline-skip0-$size.jpg"; fi
 done
 # Where camroll's time goes, at each size (--skip 0).
@@ -62,4 +68,5 @@ measure ffmpeg-cp-100 1920x1080 1 sh -c 'ffmpeg -nostdin -loglevel error -y -f v
 ls /tmp/o | wc -l >"$OUT/copies.count"
 cp /tmp/o/c100.jpg /tmp/o/f100.jpg /tmp/o/ff100.jpg "$OUT/" 2>/dev/null
 ls -l /usr/bin/camroll >"$OUT/binary.txt"
+camroll list --db /tmp/g.db --limit 100 >"$OUT/grab-jpeg-catalog.txt"
 true

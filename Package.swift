@@ -43,9 +43,9 @@ let package = Package(
         // libchafa (terminal pictures) is loaded with dlopen when a picture is drawn, for the
         // same reason: GLib is not loaded by a photo that shows none. A C target of its own (not
         // a header-only system library) so that the table of loaded functions exists once.
-        .target(name: "CChafa", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CChafa", dependencies: ["CLibraryLoader"]),
         // librsvg (SVG drawn into PNG, for `stats --plot run.png`) through dlopen likewise.
-        .target(name: "CRsvg", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CRsvg", dependencies: ["CLibraryLoader"]),
         .systemLibrary(name: "CLinux"),
         // The per-pixel loops of the JPEG path (YUYV to planes, range expansion), vectorized by
         // the C compiler, and the YUV encoder that calls libjpeg (libjpeg62-turbo, the library

@@ -23,6 +23,21 @@ struct loaded_library {
 #define LOADED_LIBRARY(soname, symbols, slots) \
     { PTHREAD_MUTEX_INITIALIZER, 0, soname, symbols, sizeof(symbols) / sizeof(*(symbols)), slots, "" }
 
+/* A library's table from a list of its functions, FUNCTIONS(X) being X(name, result,
+ * (parameters)) for each: the index of each function's slot (SLOT_name), its type
+ * (name_function), and `variable`, the library loaded from `soname` with a slot for each.
+ * LOADED_FUNCTION(variable, name) is then the slot called as the function it is. */
+#define LOADED_LIBRARY_FUNCTIONS(variable, soname, FUNCTIONS) \
+    enum { FUNCTIONS(LOADED_LIBRARY_SLOT_) SLOT_COUNT }; \
+    FUNCTIONS(LOADED_LIBRARY_TYPE_) \
+    static const char *const variable##_symbols[SLOT_COUNT] = {FUNCTIONS(LOADED_LIBRARY_SYMBOL_)}; \
+    static void *variable##_slots[SLOT_COUNT]; \
+    static struct loaded_library variable = LOADED_LIBRARY(soname, variable##_symbols, variable##_slots)
+#define LOADED_FUNCTION(variable, name) ((name##_function)variable##_slots[SLOT_##name])
+#define LOADED_LIBRARY_SLOT_(name, result, parameters) SLOT_##name,
+#define LOADED_LIBRARY_TYPE_(name, result, parameters) typedef result(*name##_function) parameters;
+#define LOADED_LIBRARY_SYMBOL_(name, result, parameters) #name,
+
 /* Loads `library` (once, whichever thread asks first) and fills its slots. 1 when every symbol
  * was found; else 0, with why in `why` unless it is NULL ("libspng.so.0: cannot open shared
  * object file: No such file or directory"). */

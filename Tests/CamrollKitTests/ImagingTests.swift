@@ -96,6 +96,28 @@ import Testing
         #expect(try decoder.decodeRGB(stamped).1 == decoder.decodeRGB(jpeg).1)
     }
 
+    /// `--stamp`'s comment is padded with spaces to 64 bytes (JPEGComment.stamp says why), and
+    /// both readers of a stamp still find the seq in it: verify (whose copy a file holds) and
+    /// repair (which save a file without a row was).
+    @Test func aStampIsPaddedTo64BytesAndReadBackWithItsSeq() throws {
+        let frame = try TestPattern(resolution: Resolution(width: 320, height: 240)).nextFrame()
+        let jpeg = try ImagePipeline(quality: 90).jpeg(from: frame).bytes
+        let run = "5f0c8a3e-6b1d-4a57-9c2e-0d8f1b7a4e93"
+        let decoder = try JPEGDecoder()
+        for seq in [1, 64, 123_456_789_012] {
+            let stamp = JPEGComment.stamp(run: run, seq: seq)
+            #expect(stamp.count % 64 == 0 && stamp.last == UInt8(ascii: " "))
+            let stamped = Array(jpeg[0..<2]) + stamp + Array(jpeg[2...])
+            #expect(try decoder.decodeRGB(stamped).1 == decoder.decodeRGB(jpeg).1)
+            #expect(Verifier.stamps(in: stamped) == [Verifier.Stamp(runUUID: run, seq: seq, position: 0)])
+            let text = String(decoding: stamp[4...], as: UTF8.self)
+            #expect(JPEGComment.stampedSeq(text.dropFirst("camroll run=\(run) seq=".count)) == seq)
+        }
+        // Stamps written before the padding are read as they were.
+        #expect(JPEGComment.stampedSeq("17") == 17)
+        #expect(JPEGComment.segment("camroll run=x seq=7").count == 4 + 19)
+    }
+
     @Test func truncatedJPEGIsRejected() throws {
         let frame = try TestPattern(resolution: Resolution(width: 320, height: 240)).nextFrame()
         let jpeg = try ImagePipeline(quality: 90).jpeg(from: frame).bytes

@@ -84,6 +84,15 @@ import Testing
         let pixels = try files.map { try decoder.decodeRGB(fileBytes($0)).1 }
         #expect(pixels[0] == pixels[1] && pixels[1] == pixels[2])
         #expect(pixels[3] == pixels[5] && pixels[0] != pixels[3])
+        // Each stamp, after SOI, is a comment segment of a whole number of 64 bytes (the rest of
+        // the JPEG keeps its alignment), naming this run and the file's seq.
+        let run = try #require(try catalog.text("SELECT uuid FROM runs"))
+        for (index, file) in files.enumerated() {
+            let bytes = try fileBytes(file)
+            #expect(bytes[2] == 0xFF && bytes[3] == 0xFE)
+            #expect((2 + (Int(bytes[4]) << 8 | Int(bytes[5]))) % 64 == 0)
+            #expect(Verifier.stamps(in: bytes) == [Verifier.Stamp(runUUID: run, seq: index + 1, position: 0)])
+        }
     }
 
     @Test func anImageFileIsSavedByteForByte() throws {

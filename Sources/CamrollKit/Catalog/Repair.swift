@@ -239,7 +239,7 @@ public struct Repair {
         let unstamped = Array(bytes[0..<2]) + Array(bytes[(4 + length)...])
         let original = XXH128.hex(of: unstamped)
         guard let capture = captures.first(where: { $0.hash == original }) else { return nil }
-        return (capture.id, Int(text.dropFirst(prefix.count)))
+        return (capture.id, JPEGComment.stampedSeq(text.dropFirst(prefix.count)))
     }
 
     private func captures(of run: Int) throws -> [(id: Int, hash: String)] {

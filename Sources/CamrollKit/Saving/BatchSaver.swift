@@ -276,7 +276,7 @@ public final class BatchSaver: @unchecked Sendable {
             }
 
             state.previousSaveEnd = 0
-            try image.bytes.withUnsafeBytes { jpeg in
+            try Self.withJPEG(image.bytes, copies: plan.count) { jpeg in
                 let saving = FrameSaving(
                     jpeg: jpeg, imageHash: imageHash, runUUID: runUUID, runID: runID, captureRow: captureRow,
                     frameIndex: frameIndex, seqWidth: seqWidth, frameWidth: frameWidth, time: frame.capturedAt)
@@ -424,13 +424,31 @@ public final class BatchSaver: @unchecked Sendable {
         return nil
     }
 
+    /// The frame's JPEG for its `copies` to be written from: where there are several, at an
+    /// address aligned to 64 bytes (a copy, unless the array's own storage is), so that each
+    /// copy's bytes lie in the file at the offset within 64 bytes they have in memory — at 0, or
+    /// after a stamp padded to 64 bytes. The kernel copies them faster so (see
+    /// `JPEGComment.stamp`): a frame's one copy is not worth making another for.
+    private static func withJPEG<R>(
+        _ bytes: [UInt8], copies: Int, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R {
+        try bytes.withUnsafeBytes { jpeg in
+            let alignment = 64
+            guard copies > 1, let base = jpeg.baseAddress, Int(bitPattern: base) % alignment != 0 else { return try body(jpeg) }
+            let aligned = UnsafeMutableRawBufferPointer.allocate(byteCount: jpeg.count, alignment: alignment)
+            defer { aligned.deallocate() }
+            aligned.copyMemory(from: jpeg)
+            return try body(UnsafeRawBufferPointer(aligned))
+        }
+    }
+
     private func saveOne(
         jpeg: UnsafeRawBufferPointer, imageHash: String, path: String, seq: Int, runUUID: String,
         captureRow: Pending<Int>, frameIndex: Int, job: Int, state: State
     ) throws {
         let writer = writers[job]
         var comment: [UInt8] = []
-        if plan.stamp { comment = JPEGComment.segment("camroll run=\(runUUID) seq=\(seq)") }
+        if plan.stamp { comment = JPEGComment.stamp(run: runUUID, seq: seq) }
         try comment.withUnsafeBytes { commentBytes in
             // A stamped copy is SOI, its comment, then the rest of the JPEG, written as pieces.
             let pieces = plan.stamp

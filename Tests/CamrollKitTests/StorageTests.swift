@@ -335,11 +335,13 @@ import Testing
     /// What a fake-capacity card does, played on the files themselves: the run's files laid one
     /// after another in whole blocks, as a file system lays them, on a device that keeps only
     /// `capacity` bytes, every write past it landing at its position modulo the capacity.
-    /// Reading back, the early files hold parts of later ones; verify calls them overwritten,
-    /// counts the data as f3read does, and finds the capacity. On a tmpfs (/dev/shm), which
-    /// does not say where files lie (no FIEMAP), so that verify lays the files out in write
-    /// order as this simulation does; where the file system says, verify uses the real places
-    /// (the VM's fake-card scenario, on ext4 over device-mapper).
+    /// Reading back, the early files hold later ones; verify calls them overwritten, counts the
+    /// data as f3read does, and finds the capacity — whether the device wraps in the middle of a
+    /// file (the early files hold parts of later ones, stamps and all) or at a file's start (the
+    /// stamped copies of one frame are all one size: each early file then holds a later one
+    /// whole). On a tmpfs (/dev/shm), which does not say where files lie (no FIEMAP), so that
+    /// verify lays the files out in write order as this simulation does; where the file system
+    /// says, verify uses the real places (the VM's fake-card scenario, on ext4 over device-mapper).
     @Test(.enabled(if: FileManager.default.isWritableFile(atPath: "/dev/shm"), "needs the /dev/shm tmpfs"))
     func verifyFindsWhereADeviceWrapsAroundAndItsRealCapacity() throws {
         let dir = try TemporaryDirectory(in: "/dev/shm")
@@ -360,35 +362,42 @@ import Testing
             stream += try fileBytes(path)
             stream += [UInt8](repeating: 0, count: (block - stream.count % block) % block)
         }
-        let capacity = stream.count * 3 / 5 / block * block
-        var device = [UInt8](stream[0..<capacity])
-        for position in capacity..<stream.count { device[position % capacity] = stream[position] }
-        var overwritten = 0, overwrittenBytes = 0, total = 0
-        for file in files {
-            let readBack = (file.offset..<(file.offset + file.bytes)).map { device[$0 % capacity] }
-            if readBack != Array(stream[file.offset..<(file.offset + file.bytes)]) {
-                overwritten += 1
-                overwrittenBytes += file.bytes
+        // The blocks one file takes: one frame's copies, one size.
+        let span = files[1].offset - files[0].offset
+        #expect(files.allSatisfy { $0.offset % span == 0 } && span % block == 0)
+        let aboutThreeFifths = stream.count * 3 / 5
+        let midFile = (aboutThreeFifths / span * span) + block  // a block into a file
+        let atAFileStart = aboutThreeFifths / span * span
+        for (capacity, found) in [(midFile, "holds the start of save "), (atAFileStart, "holds the content of ")] {
+            var device = [UInt8](stream[0..<capacity])
+            for position in capacity..<stream.count { device[position % capacity] = stream[position] }
+            var overwritten = 0, overwrittenBytes = 0, total = 0
+            for file in files {
+                let readBack = (file.offset..<(file.offset + file.bytes)).map { device[$0 % capacity] }
+                if readBack != Array(stream[file.offset..<(file.offset + file.bytes)]) {
+                    overwritten += 1
+                    overwrittenBytes += file.bytes
+                }
+                try Data(readBack).write(to: URL(fileURLWithPath: file.path))
+                total += file.bytes
             }
-            try Data(readBack).write(to: URL(fileURLWithPath: file.path))
-            total += file.bytes
-        }
-        #expect(overwritten > 20)
+            #expect(overwritten > 20)
 
-        let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
-        #expect(verify.status == 1)
-        #expect(verify.stdout.contains("\(files.count - overwritten) ok, 0 corrupt, 0 missing, \(overwritten) aliased"), "\(verify.stdout)")
-        #expect(verify.stdout.contains("holds the start of save "))
-        #expect(verify.stdout.contains(
-            "data: \(Units.bytes(total - overwrittenBytes)) ok, 0 B lost, 0 B corrupted, \(Units.bytes(overwrittenBytes)) overwritten"),
-            "\(verify.stdout)")
-        #expect(verify.stdout.contains("it holds about \(Units.bytes(capacity))"), "\(verify.stdout)")
-        // Read by three jobs at once: the same verdict.
-        let json = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3"), "--json", "--jobs", "3"])
-        let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(summary["estimated_capacity_bytes"] as? Int == capacity)
-        #expect((summary["data"] as? [String: Any])?["overwritten_bytes"] as? Int == overwrittenBytes)
-        #expect(summary["aliased"] as? Int == overwritten && summary["ok"] as? Int == files.count - overwritten)
+            let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
+            #expect(verify.status == 1)
+            #expect(verify.stdout.contains("\(files.count - overwritten) ok, 0 corrupt, 0 missing, \(overwritten) aliased"), "\(verify.stdout)")
+            #expect(verify.stdout.contains(found), "\(verify.stdout)")
+            #expect(verify.stdout.contains(
+                "data: \(Units.bytes(total - overwrittenBytes)) ok, 0 B lost, 0 B corrupted, \(Units.bytes(overwrittenBytes)) overwritten"),
+                "\(verify.stdout)")
+            #expect(verify.stdout.contains("it holds about \(Units.bytes(capacity))"), "\(verify.stdout)")
+            // Read by three jobs at once: the same verdict.
+            let json = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3"), "--json", "--jobs", "3"])
+            let summary = try #require(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+            #expect(summary["estimated_capacity_bytes"] as? Int == capacity)
+            #expect((summary["data"] as? [String: Any])?["overwritten_bytes"] as? Int == overwrittenBytes)
+            #expect(summary["aliased"] as? Int == overwritten && summary["ok"] as? Int == files.count - overwritten)
+        }
     }
 
     /// `--jobs 4`: four writers, every copy saved once under its own sequence number, each row

@@ -144,6 +144,16 @@ public final class Verifier {
         // at which the device wraps around is known.
         var unexplained: [(row: Row, problem: Int)] = []
 
+        /// `stamp`, another save's start found in `row`'s file: where that is a later save of
+        /// the same run, the distance between their places is where the device wraps around.
+        func noteWrap(of row: Row, at stamp: Stamp) throws {
+            guard stamp.runUUID == row.runUUID, stamp.seq > row.seq else { return }
+            let layout = try layout(of: row)
+            if let ours = layout.place(ofByte: stamp.position, in: row.seq, path: row.path), let theirs = layout.offset[stamp.seq] {
+                report.wrapDistances.append(theirs - ours)
+            }
+        }
+
         var newStatus: [(id: Int, status: String, was: String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         // A file deleted (`camroll delete`) or replaced (`--overwrite`) by another process while
@@ -180,17 +190,16 @@ public final class Verifier {
                     } else if let other, other != row.path {
                         outcome = .aliased
                         detail = "holds the content of \(other)"
+                        // A later save of this run whole in this file's place: the device wrapped
+                        // around at a save's start (files of one size, as a fill's stamped copies are).
+                        if let stamp = Self.foreignStamp(in: row.path, of: row, buffer: &buffer), stamp.position == 0 {
+                            try noteWrap(of: row, at: stamp)
+                        }
                     } else if let stamp = Self.foreignStamp(in: row.path, of: row, buffer: &buffer) {
                         // Part of a later save landed on this file: the device wrapped around.
                         outcome = .aliased
                         detail = "holds the start of save \(stamp.seq) of \(stamp.runUUID == row.runUUID ? "this run" : "run \(stamp.runUUID)") at byte \(stamp.position)"
-                        if stamp.runUUID == row.runUUID, stamp.seq > row.seq {
-                            let layout = try layout(of: row)
-                            if let ours = layout.place(ofByte: stamp.position, in: row.seq, path: row.path),
-                               let theirs = layout.offset[stamp.seq] {
-                                report.wrapDistances.append(theirs - ours)
-                            }
-                        }
+                        try noteWrap(of: row, at: stamp)
                     } else {
                         outcome = .corrupt
                         detail = size == row.bytes ? "content differs" : "\(size) bytes, expected \(row.bytes)"

@@ -192,7 +192,7 @@ public final class Verifier {
                         detail = "holds the content of \(other)"
                         // A later save of this run whole in this file's place: the device wrapped
                         // around at a save's start (files of one size, as a fill's stamped copies are).
-                        if let stamp = Self.foreignStamp(in: row.path, of: row, buffer: &buffer), stamp.position == 0 {
+                        if let stamp = Self.foreignStampAtStart(in: row.path, of: row, buffer: &buffer) {
                             try noteWrap(of: row, at: stamp)
                         }
                     } else if let stamp = Self.foreignStamp(in: row.path, of: row, buffer: &buffer) {
@@ -478,18 +478,20 @@ public final class Verifier {
         return (later.seq, later.from)
     }
 
-    /// A regular file's bytes, or nil.
-    static func readAll(_ path: String, buffer: inout [UInt8]) -> [UInt8]? {
+    /// A regular file's bytes (its first `limit`), or nil.
+    static func readAll(_ path: String, upTo limit: Int = .max, buffer: inout [UInt8]) -> [UInt8]? {
         guard case .success(let fd) = RegularFile.open(path) else { return nil }
         defer { close(fd) }
         var content: [UInt8] = []
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        while content.count < limit {
+            let wanted = min(buffer.count, limit - content.count)
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
             if count < 0 && errno == EINTR { continue }
             if count < 0 { return nil }
             if count == 0 { return content }
             content += buffer[0..<count]
         }
+        return content
     }
 
     /// A `--stamp` comment that is not this file's own: the start of another save, written over
@@ -535,6 +537,14 @@ public final class Verifier {
     static func foreignStamp(in path: String, of row: Row, buffer: inout [UInt8]) -> Stamp? {
         guard let content = readAll(path, buffer: &buffer) else { return nil }
         return stamps(in: content).first { $0.runUUID != row.runUUID || $0.seq != row.seq }
+    }
+
+    /// The stamp that opens the file at `path` where it is another save's (that save written
+    /// whole over this one), read from the file's first bytes only: SOI, the comment's header,
+    /// and the at most 120 bytes of text after "camroll run=" that `stamps(in:)` reads.
+    static func foreignStampAtStart(in path: String, of row: Row, buffer: inout [UInt8]) -> Stamp? {
+        guard let start = readAll(path, upTo: 256, buffer: &buffer) else { return nil }
+        return stamps(in: start).first { $0.position == 0 && ($0.runUUID != row.runUUID || $0.seq != row.seq) }
     }
 
     /// Every stamp comment in `bytes` (`JPEGComment.segment("camroll run=UUID seq=N")` right

@@ -46,6 +46,9 @@ let package = Package(
         .target(name: "CChafa", dependencies: ["CLibraryLoader"]),
         // librsvg (SVG drawn into PNG, for `stats --plot run.png`) through dlopen likewise.
         .target(name: "CRsvg", dependencies: ["CLibraryLoader"]),
+        // GTK 4 (pick's window) likewise: loaded when a window is opened, never by a photo; a
+        // machine without it runs everything else.
+        .target(name: "CGtk", dependencies: ["CLibraryLoader"]),
         .systemLibrary(name: "CLinux"),
         // The per-pixel loops of the JPEG path (YUYV to planes, range expansion), vectorized by
         // the C compiler, and the YUV encoder that calls libjpeg (libjpeg62-turbo, the library
@@ -55,7 +58,7 @@ let package = Package(
         .target(name: "CBusErrors"),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CLinux", "CPixels", "CBusErrors"],
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CGtk", "CLinux", "CPixels", "CBusErrors"],
             swiftSettings: metadataByAccessor),
         .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux"], swiftSettings: metadataByAccessor),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),

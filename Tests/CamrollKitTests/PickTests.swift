@@ -13,7 +13,7 @@ final class TmuxPane {
     /// has seen the status reads the settings after).
     init(_ arguments: [String], width: Int = 100, height: Int = 30, directory: TemporaryDirectory) throws {
         self.directory = directory
-        let quoted = ([CamrollBinary.path, "pick"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
+        let quoted = ([CamrollBinary.path, "pick", "--terminal"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
         let script = """
             cd '\(directory.path)'; stty -a > stty.before; \(quoted); s=$?; stty -a > stty.after; \
             echo $s > status.tmp; mv status.tmp status; sleep 600

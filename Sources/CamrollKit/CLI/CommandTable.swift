@@ -11,6 +11,8 @@ enum ValueKind: Sendable, Equatable {
     case source
     /// A camera node only.
     case camera
+    /// A camera node or `pattern` (pick's sources).
+    case cameraOrPattern
     case file
     case runID
     case captureID
@@ -140,16 +142,44 @@ enum CommandTable {
         help: "How pictures are drawn: kitty, sixel or iterm2 images, symbols (colour blocks), or none. (default: what the terminal supports)",
         kind: .choices(PreviewMode.allCases.map(\.rawValue)))
 
+    /// What pick takes of snap's options: one picture per shutter, from a camera or the pattern,
+    /// saved as snap saves it. Not --frames, --interval (one shutter, one picture), --fill,
+    /// --jobs (storage tests) or a file or URL (nothing to preview).
+    private static let pickOmits: Set<String> = ["--frames", "--interval", "--fill", "--jobs", "--offline"]
+
     static let pick = CommandSpec(
-        name: "pick", abstract: "Live preview in the terminal; shutter, review, keep or retake.",
-        usage: ["camroll pick [<options>]"],
-        overview: "Shows the camera live in the terminal; space takes the picture shown, which is kept (saved N times, as snap saves) or retaken.",
-        sections: snap.sections + [("PREVIEW OPTIONS", [previewMode])],
+        name: "pick", abstract: "The camera picker: a window (or the terminal); the photo's path on stdout.",
+        usage: ["camroll pick [<options>]", "photo=$(camroll pick) || exit"],
+        overview: "Shows the camera live in a window where there is a display, else in the terminal; the shutter takes the picture shown, which is kept (saved N times, as snap saves) or retaken. Standard output carries the result alone: the saved photo's path.",
+        sections: snap.sections.map { section in
+            (section.title, section.options.compactMap { option -> OptionSpec? in
+                if pickOmits.contains(option.id) { return nil }
+                guard option.id == "--device" else { return option }
+                return OptionSpec(names: option.names, value: option.value,
+                                  help: "/dev/videoN, N, a /dev/v4l/by-id name, or 'pattern' (the built-in test pattern). (default: the first camera)",
+                                  kind: .cameraOrPattern)
+            })
+        } + [("PICKER OPTIONS", [
+            OptionSpec(names: ["--window"], help: "Show a window (GTK 4); exit 69 when there is no display or no GTK."),
+            OptionSpec(names: ["--terminal"], help: "Show the camera in the terminal, even where there is a display."),
+            OptionSpec(names: ["--timer"], value: "<seconds>", help: "The shutter takes the photo after this many seconds, counted down over the preview. (default: 0; the timer button counts 3)", kind: .text),
+            OptionSpec(names: ["--mirror"], help: "Show the preview mirrored, as a selfie camera does (the photo is saved as the camera sees it)."),
+            previewMode,
+        ])],
         discussion: """
-            Keys: space or enter takes the picture on screen; then enter or u keeps it and r
-            retakes. Up and down (or [ and ]) choose a camera control, left and right (or - and +)
-            change it. q, Esc or Ctrl-C cancel: nothing is saved, exit status 130. Needs a
-            terminal on stdin and stderr (exit 64 otherwise; use snap in scripts).
+            Result: on success standard output holds the saved photo's path, one line (with -n N,
+            the N paths, one a line, the first the one to use); with --json one JSON object (paths,
+            width, height, bytes, format, capture and run IDs, device, seconds); with -o - the
+            JPEG itself. Everything else (progress, the summary, messages) goes to standard error
+            or the window. Cancelled, nothing is saved, nothing is printed and the exit status is
+            130 (143 for SIGTERM); an error exits with its own status.
+
+            Keys (window and terminal): space takes the picture (after the timer, if set), t
+            takes it after a countdown, a second press stops the countdown; then enter or u keeps
+            it and r retakes. q or Esc cancel, as does closing the window. In the window, m
+            mirrors the preview, and the menus choose another camera, another size and the
+            camera's controls. In the terminal, up and down (or [ and ]) choose a camera control,
+            left and right (or - and +) change it; it needs a terminal on stdin and stderr.
             """)
 
     static let devices = CommandSpec(

@@ -188,6 +188,7 @@ enum Completions {
         case .source:
             return #"if [[ $cur == file:* ]]; then COMPREPLY=($(compgen -P file: -f -- "${cur#file:}")); else COMPREPLY=($(compgen -W "pattern file: $(ls /dev/video* 2>/dev/null)" -- "$cur")); fi"#
         case .camera: return #"COMPREPLY=($(compgen -W "$(ls /dev/video* 2>/dev/null)" -- "$cur"))"#
+        case .cameraOrPattern: return #"COMPREPLY=($(compgen -W "pattern $(ls /dev/video* 2>/dev/null)" -- "$cur"))"#
         case .file: return #"COMPREPLY=($(compgen -f -- "$cur"))"#
         case .runID: return #"COMPREPLY=($(compgen -W "last $(_camroll_ids runs)" -- "$cur"))"#
         case .captureID: return #"COMPREPLY=($(compgen -W "last $(_camroll_ids captures)" -- "$cur"))"#
@@ -276,6 +277,7 @@ enum Completions {
         case .none, .text: return " "
         case .source: return "_camroll_sources"
         case .camera: return "_files -g \"/dev/video*\""
+        case .cameraOrPattern: return "_alternative 'pattern:source:(pattern)' 'cameras:camera:_files -g \"/dev/video*\"'"
         case .file: return "_files"
         case .runID: return "_camroll_ids runs"
         case .captureID: return "_camroll_ids captures"
@@ -337,6 +339,7 @@ enum Completions {
         // A glob that matches nothing is an error in fish, except in `for`.
         case .source: return "-a 'pattern file: (for f in /dev/video*; echo $f; end)' -F"
         case .camera: return "-a '(for f in /dev/video*; echo $f; end)'"
+        case .cameraOrPattern: return "-a 'pattern (for f in /dev/video*; echo $f; end)'"
         case .file: return "-F"
         case .runID: return "-a 'last (__camroll_ids runs)'"
         case .captureID: return "-a 'last (__camroll_ids captures)'"

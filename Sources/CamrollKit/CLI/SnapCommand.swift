@@ -91,10 +91,11 @@ struct SnapCommand {
 
     /// Encodes the source's frames and saves them as asked, with progress and catalog rows; the
     /// exit status. `source` may be a frame already taken (pick's shutter). `catalog` opens the
-    /// catalog, or waits for it: it is called on the catalog's thread, once.
+    /// catalog, or waits for it: it is called on the catalog's thread, once. `reporter`, if
+    /// given, is told of the saves instead of the one the options choose (pick's result).
     func save(
         from source: FrameSource, catalog: @escaping () throws -> Catalog, template: OutputTemplate, console: Console,
-        cancellation: Cancellation
+        cancellation: Cancellation, reporter chosen: ProgressReporter? = nil
     ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
@@ -116,7 +117,7 @@ struct SnapCommand {
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
             writer: writer,
-            catalog: catalog, reporter: reporter(console, source: source), cancellation: cancellation,
+            catalog: catalog, reporter: chosen ?? reporter(console, source: source), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,

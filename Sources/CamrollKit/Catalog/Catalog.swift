@@ -585,6 +585,31 @@ public final class Catalog {
         }
     }
 
+    /// A file a run saved, as its rows tell it.
+    public struct SavedFile: Sendable {
+        public var path: String
+        public var bytes: Int
+        public var xxh128: String
+        public var captureID: Int
+        public var width: Int
+        public var height: Int
+    }
+
+    /// The files run `id` saved and still has, in the order saved.
+    public func savedFiles(ofRun id: Int) throws -> [SavedFile] {
+        let statement = try database.prepare("""
+            SELECT s.path, s.bytes, s.xxh128, c.id, c.width, c.height FROM saves s JOIN captures c ON c.id = s.capture_id
+            WHERE c.run_id = ? AND s.status = 'saved' ORDER BY c.id, s.seq
+            """).bind(.int(id))
+        var files: [SavedFile] = []
+        while try statement.step() {
+            files.append(SavedFile(
+                path: statement.text(0) ?? "", bytes: statement.int(1), xxh128: statement.text(2) ?? "",
+                captureID: statement.int(3), width: statement.int(4), height: statement.int(5)))
+        }
+        return files
+    }
+
     private func lastSaveID() throws -> Int {
         try database.scalarInt("SELECT coalesce(max(id), 0) FROM saves") ?? 0
     }

@@ -5,6 +5,7 @@ BUILD_PACKAGES := pkg-config libstdc++-12-dev libturbojpeg0-dev libjpeg62-turbo-
                   libstb-dev libcurl4-openssl-dev
 TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs f2fs-tools nfs-kernel-server
+WINDOW_PACKAGES := libgtk-4-1 xvfb xauth x11-utils xdotool imagemagick weston libx11-dev jq xxhash libjpeg-turbo-progs fonts-dejavu-core
 BENCH_PACKAGES := fswebcam ffmpeg libjpeg-turbo-progs
 STORAGE_BENCH_PACKAGES := f3 fio e2fsprogs
 STARTUP_BENCH_PACKAGES := qemu-user
@@ -12,7 +13,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test window-test vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -65,6 +66,7 @@ demo: release
 # every fuzz target for a minute, then the real-kernel suite in qemu, and its camera scenarios
 # again under AddressSanitizer and under ThreadSanitizer.
 test: unit-test
+	$(MAKE) window-test
 	$(MAKE) interrupt ROUNDS=56
 	$(MAKE) sweep SWEEP_RUNS=2000
 	$(MAKE) race
@@ -76,6 +78,13 @@ test: unit-test
 
 unit-test: test-deps
 	swift test
+
+# pick's window under Xvfb (and once on Wayland, under weston's headless backend), driven with
+# xdotool: the preview, shutter, retake, timer, mirror, progress, cancel and close, the result
+# on stdout; and GTK hidden, for the one-line error.
+window-test: build
+	$(call ensure_packages,$(WINDOW_PACKAGES))
+	python3 Tests/window/window.py .build/debug/camroll
 
 # Random SIGINT/SIGTERM/SIGKILL/double-SIGINT/start-up/delete interruptions, then verify --repair:
 # every disagreement between catalog and disk counted before and after (all 0 after).

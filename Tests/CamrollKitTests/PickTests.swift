@@ -172,7 +172,7 @@ final class TmuxPane {
         try pane.keys("Enter")
         #expect(try pane.status() == 0)
         let screen = try pane.screen()
-        #expect(screen.contains("saved 50/50 files"))
+        #expect(screen.contains("saved 50 photos"))
         #expect(dir.files(in: "out", suffix: ".jpg").count == 50)
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 50)
@@ -223,7 +223,7 @@ final class TmuxPane {
     @Test func ctrlZSuspendsWithTheTerminalGivenBackAndFgResumes() throws {
         let dir = try TemporaryDirectory()
         let pane = try TmuxPane(interactiveShellIn: dir)
-        let command = ([CamrollBinary.path, "pick"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
+        let command = ([CamrollBinary.path, "pick", "--terminal"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
         try pane.keys("stty -a > stty.before; " + command, "Enter")
         try pane.waitForLive()
         try pane.keys("C-z")
@@ -239,7 +239,7 @@ final class TmuxPane {
         try pane.keys("Space")
         try pane.waitFor("the shot held") { $0.contains("taken") }
         try pane.keys("Enter")
-        try pane.waitFor("the shot saved") { $0.contains("saved 1/1 files") }
+        try pane.waitFor("the shot saved") { $0.contains("saved 1 photo") }
         #expect(dir.files(in: "out", suffix: ".jpg").count == 1)
     }
 
@@ -278,9 +278,19 @@ final class TmuxPane {
         }
     }
 
-    @Test func withoutATerminalPickRefusesWith64() throws {
-        let result = try CamrollBinary.run(["pick", "-d", "pattern"])
+    @Test func withoutATerminalOrADisplayPickRefusesWith64() throws {
+        let result = try CamrollBinary.run(["pick", "-d", "pattern"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("pick needs a terminal; use 'camroll snap' in scripts"))
+        #expect(result.stderr.contains("pick needs a display (for its window) or a terminal; there is neither"), "\(result.stderr)")
+        let terminal = try CamrollBinary.run(["pick", "-d", "pattern", "--terminal"])
+        #expect(terminal.status == 64 && terminal.stderr.contains("pick --terminal needs a terminal"), "\(terminal.stderr)")
+        // Options of snap's that pick leaves out are refused as such, and its help offers none of them.
+        for option in ["--frames", "--interval", "--fill", "--jobs", "--offline"] {
+            let refused = try CamrollBinary.run(["pick", "-d", "pattern", option] + (["--fill", "--offline"].contains(option) ? [] : ["2"]))
+            #expect(refused.status == 64 && refused.stderr.contains("'\(option)' is not an option of 'camroll pick'"), "\(option): \(refused.stderr)")
+        }
+        let help = try CamrollBinary.run(["pick", "--help"])
+        #expect(help.status == 0 && ["--frames", "--interval", "--fill", "--jobs", "--offline", "file:"].allSatisfy { !help.stdout.contains($0) }, "\(help.stdout)")
+        #expect(["--window", "--terminal", "--timer", "--mirror", "--json"].allSatisfy { help.stdout.contains($0) })
     }
 }

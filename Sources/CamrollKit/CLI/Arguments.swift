@@ -55,7 +55,15 @@ struct ArgumentScanner {
         switch token {
         case .positional(let word): return .positional(word)
         case .option(let name, let inline):
-            guard let option = command.option(named: name) else { throw usageError("unknown option '\(name)'") }
+            guard let option = command.option(named: name) else {
+                // One of snap's that this command leaves out (pick's --fill, --frames): say whose it is.
+                if command.name != "snap", CommandTable.snap.option(named: name) != nil {
+                    throw CamrollError.usage(
+                        "'\(name)' is not an option of 'camroll \(command.name)'",
+                        hint: "It is one of 'camroll snap': camroll snap \(name) …; see 'camroll \(command.name) --help'.")
+                }
+                throw usageError("unknown option '\(name)'")
+            }
             if !option.takesValue {
                 if inline != nil { throw usageError("'\(name)' takes no value") }
                 return .option(option, value: nil, typed: name)

@@ -163,7 +163,7 @@ enum CommandTable {
             OptionSpec(names: ["--window"], help: "Show a window (GTK 4); exit 69 when there is no display or no GTK."),
             OptionSpec(names: ["--terminal"], help: "Show the camera in the terminal, even where there is a display."),
             OptionSpec(names: ["--timer"], value: "<seconds>", help: "The shutter takes the photo after this many seconds, counted down over the preview. (default: 0; the timer button counts 3)", kind: .text),
-            OptionSpec(names: ["--mirror"], help: "Show the preview mirrored, as a selfie camera does (the photo is saved as the camera sees it)."),
+            OptionSpec(names: ["--mirror"], help: "Save the photo mirrored, left for right, as a selfie camera does (and show the window's preview so). Without it the photo is saved as the camera sees it, whatever the window's Mirror button shows."),
             previewMode,
         ])],
         discussion: """

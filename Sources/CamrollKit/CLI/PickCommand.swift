@@ -103,8 +103,10 @@ struct PickCommand {
             return ExitCode(cancelledBy: signal)
         case .keep(let frame, let source):
             let result = PickResult(console: console, window: window, cancellation: cancellation, options: options)
+            // The preview's mirror is for the person in front of the camera; --mirror saves it so.
+            let kept = options.mirror ? try frame.mirrored(decoder: try JPEGDecoder()) : frame
             let status = try snap.save(
-                from: HeldFrame(frame, from: source), catalog: { try pendingCatalog.value() }, template: template,
+                from: HeldFrame(kept, from: source), catalog: { try pendingCatalog.value() }, template: template,
                 console: console, cancellation: cancellation, reporter: result)
             guard status == .success, !options.toStandardOutput else { return status }
             try result.print(from: try pendingCatalog.value(), device: source.deviceName, since: started)

@@ -177,6 +177,7 @@ final class Picker {
         do {
             try check?(frame)
             notice = nil
+            Trace.mark("shutter: frame \(frame.sequence)")
             return frame
         } catch let error as CamrollError {
             notice = "that frame was damaged (\(error.message)); take it again"

@@ -10,12 +10,13 @@ final class TmuxPane {
 
     /// Runs `camroll pick` with `arguments` in a `width` x `height` pane, from a shell that
     /// records the terminal's settings before and after, and the exit status (last: a test that
-    /// has seen the status reads the settings after).
+    /// has seen the status reads the settings after). Its stdout goes to the file `stdout`, as a
+    /// caller's `photo=$(camroll pick)` takes it: the pane shows what goes to the terminal.
     init(_ arguments: [String], width: Int = 100, height: Int = 30, directory: TemporaryDirectory) throws {
         self.directory = directory
         let quoted = ([CamrollBinary.path, "pick", "--terminal"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
         let script = """
-            cd '\(directory.path)'; stty -a > stty.before; \(quoted); s=$?; stty -a > stty.after; \
+            cd '\(directory.path)'; stty -a > stty.before; \(quoted) > stdout; s=$?; stty -a > stty.after; \
             echo $s > status.tmp; mv status.tmp status; sleep 600
             """
         try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), "sh", "-c", script])
@@ -127,6 +128,8 @@ final class TmuxPane {
 
         let files = dir.files(in: "out", suffix: ".jpg")
         #expect(files.count == 1)
+        // The caller gets the path alone.
+        #expect(try String(contentsOfFile: dir.file("stdout"), encoding: .utf8) == (files.first ?? "") + "\n")
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 1)
         #expect(try catalog.int("SELECT frame_sequence FROM captures") == taken)
@@ -174,6 +177,8 @@ final class TmuxPane {
         let screen = try pane.screen()
         #expect(screen.contains("saved 50 photos"))
         #expect(dir.files(in: "out", suffix: ".jpg").count == 50)
+        let paths = try String(contentsOfFile: dir.file("stdout"), encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(paths.sorted() == dir.files(in: "out", suffix: ".jpg") && paths.first?.hasSuffix("/01.jpg") == true, "\(paths)")
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 50)
         #expect(try catalog.int("SELECT count(DISTINCT xxh128) FROM saves") == 50)
@@ -190,6 +195,7 @@ final class TmuxPane {
         }
         #expect(try pane.status() == 130)
         #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+        #expect(try String(contentsOfFile: dir.file("stdout"), encoding: .utf8).isEmpty)
         if FileManager.default.fileExists(atPath: dir.file("c.sqlite3")) {
             let catalog = try CatalogReader(dir.file("c.sqlite3"))
             #expect(try catalog.int("SELECT count(*) FROM runs") == 0)
@@ -216,6 +222,32 @@ final class TmuxPane {
         #expect(try pane.format("cursor_flag") == "1")
         #expect(try pane.format("alternate_on") == "0")
         #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+    }
+
+    /// As a caller takes a photo: `photo=$(camroll pick)` in a shell holds the path, and after a
+    /// cancel nothing, with status 130.
+    @Test(arguments: [false, true])
+    func aCommandSubstitutionGetsThePathOrNothing(cancel: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(interactiveShellIn: dir)
+        let command = ([CamrollBinary.path, "pick", "--terminal"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
+        try pane.keys("photo=$(" + command + "); echo $? > status.tmp; printf %s \"$photo\" > photo; mv status.tmp status", "Enter")
+        try pane.waitForLive()
+        if cancel {
+            try pane.keys("q")
+        } else {
+            try pane.keys("Space")
+            try pane.waitFor("the review") { $0.contains("taken") }
+            try pane.keys("Enter")
+        }
+        let status = try pane.status()
+        let photo = try String(contentsOfFile: dir.file("photo"), encoding: .utf8)
+        let files = dir.files(in: "out", suffix: ".jpg")
+        if cancel {
+            #expect(status == 130 && photo.isEmpty && files.isEmpty, "\(String(describing: status)) [\(photo)]")
+        } else {
+            #expect(status == 0 && files.count == 1 && photo == files.first, "\(String(describing: status)) [\(photo)]")
+        }
     }
 
     /// Ctrl-Z in the picker stops it as a shell's job, the terminal given back as it was

@@ -40,6 +40,19 @@ final class TmuxPane {
         return run.output
     }
 
+    /// A client attached to the session from a terminal of its own (a pty from script(1)), an
+    /// xterm-256color, with tmux's `features` (`-T RGB`): as a user's outer terminal.
+    func attachClient(features: [String]) throws -> pid_t {
+        let attach = (["tmux", "-L", socket, "-f", "/dev/null"] + features + ["attach"]).joined(separator: " ")
+        // script's input held open (an end of input would reach the pane's shell as ^D); the
+        // sleep ends by itself once the test is long over.
+        let pid = try Daemon.spawn(
+            ["/bin/sh", "-c", "sleep 120 | /usr/bin/script -qfec 'stty cols 100 rows 30; TERM=xterm-256color \(attach)' /dev/null"],
+            output: directory.file("client.out"))
+        _ = try waitFor("the client attached") { _ in (try? tmux(["list-clients"]))?.isEmpty == false }
+        return pid
+    }
+
     func screen() throws -> String { try tmux(["capture-pane", "-p"]) }
     /// The screen with its colour sequences: a live picture is half blocks (▀) whose colours
     /// make the picture, so two frames differ only there.
@@ -222,6 +235,40 @@ final class TmuxPane {
         #expect(try pane.format("cursor_flag") == "1")
         #expect(try pane.format("alternate_on") == "0")
         #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+    }
+
+    /// In tmux (COLORTERM unset, as tmux leaves it; NO_COLOR, which the tests' tmux inherits,
+    /// unset too) the preview is in 24-bit colour where the
+    /// terminal tmux draws on takes it (its RGB feature), in 256 colours where it does not.
+    @Test(arguments: [true, false])
+    func inTmuxTheOuterTerminalsColoursAreUsed(rgb: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(interactiveShellIn: dir)
+        let client = try pane.attachClient(features: rgb ? ["-T", "RGB"] : [])
+        defer { kill(client, SIGTERM) }
+        let command = ([CamrollBinary.path, "pick", "--terminal"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
+        try pane.keys("unset COLORTERM NO_COLOR; " + command, "Enter")
+        try pane.waitForLive()
+        let screen = try pane.coloredScreen()
+        let features = try pane.tmux(["list-clients", "-F", "#{client_termfeatures}"])
+        #expect(screen.contains("[38;2;") == rgb && screen.contains("[38;5;") == !rgb, "rgb \(rgb): \(features) \(screen.prefix(300))")
+        try pane.keys("q")
+    }
+
+    /// Sixels asked for where the terminal does not draw them (tmux built without them, as
+    /// Debian's is) would leave the preview blank: colour blocks instead, and a warning.
+    @Test func sixelsWhereTheyAreNotDrawnFallBackToBlocks() throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(interactiveShellIn: dir)
+        let client = try pane.attachClient(features: [])
+        defer { kill(client, SIGTERM) }
+        let command = ([CamrollBinary.path, "pick", "--terminal", "--preview-mode", "sixel"] + arguments(dir))
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        try pane.keys(command, "Enter")
+        let live = try pane.waitForLive()
+        #expect(TmuxPane.pictureLines(live).count >= 10, "\(live)")
+        try pane.keys("q")
+        try pane.waitFor("the warning") { $0.contains("does not say it draws sixels") }
     }
 
     /// As a caller takes a photo: `photo=$(camroll pick)` in a shell holds the path, and after a

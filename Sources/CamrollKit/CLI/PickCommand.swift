@@ -35,6 +35,7 @@ struct PickCommand {
         // permission, busy) can be shown in the window.
         let window = useWindow ? try PickerWindow(environment: environment) : nil
         let painter = useWindow ? nil : try TerminalPainter(requested: options.previewMode, environment: environment, color: console.useColor)
+        if let note = painter?.note, !options.global.quiet { console.warning(note) }
         let pendingCatalog = Pending { [snap] in try snap.openCatalog() }
         defer { window?.close() }
         if let window {

@@ -28,8 +28,8 @@ enum {
     GTK_ALIGN_FILL = 0, GTK_ALIGN_START = 1, GTK_ALIGN_END = 2, GTK_ALIGN_CENTER = 3,
     GTK_CONTENT_FIT_CONTAIN = 1,
     GDK_MEMORY_R8G8B8 = 7,
-    GTK_PHASE_CAPTURE = 1,
-    GTK_SHORTCUT_SCOPE_GLOBAL = 2,
+    GTK_PHASE_BUBBLE = 2,
+    GTK_SHORTCUT_SCOPE_LOCAL = 0,
     GTK_POLICY_NEVER = 2, GTK_POLICY_AUTOMATIC = 1,
     GTK_ACCESSIBLE_PROPERTY_LABEL = 4,
     GTK_STYLE_PROVIDER_PRIORITY_APPLICATION = 600,
@@ -58,6 +58,8 @@ enum {
     X(gtk_window_set_child, void, (GtkWidget *, GtkWidget *)) \
     X(gtk_window_present, void, (GtkWidget *)) \
     X(gtk_window_destroy, void, (GtkWidget *)) \
+    X(gtk_window_set_focus, void, (GtkWidget *, GtkWidget *)) \
+    X(gtk_window_get_focus_visible, gboolean, (GtkWidget *)) \
     X(gtk_widget_get_mapped, gboolean, (GtkWidget *)) \
     X(gtk_widget_get_width, int, (GtkWidget *)) \
     X(gtk_widget_get_height, int, (GtkWidget *)) \
@@ -66,7 +68,7 @@ enum {
     X(gtk_widget_set_halign, void, (GtkWidget *, int)) \
     X(gtk_widget_set_valign, void, (GtkWidget *, int)) \
     X(gtk_widget_set_visible, void, (GtkWidget *, gboolean)) \
-    X(gtk_widget_set_focusable, void, (GtkWidget *, gboolean)) \
+    X(gtk_widget_set_focus_on_click, void, (GtkWidget *, gboolean)) \
     X(gtk_widget_set_tooltip_text, void, (GtkWidget *, const char *)) \
     X(gtk_widget_add_css_class, void, (GtkWidget *, const char *)) \
     X(gtk_widget_add_controller, void, (GtkWidget *, void *)) \
@@ -191,9 +193,19 @@ static void on_mirror_toggled(GtkWidget *button, void *data) {
     push(CGTK_EVENT_MIRROR, 0, ui.mirrored);
 }
 
+static gboolean on_refocus(void *data) {
+    (void)data;
+    if (ui.window) GTK(gtk_window_set_focus)(ui.window, NULL);
+    return 0;
+}
+
 static void on_selected(GtkWidget *menu, GParamSpec *property, void *data) {
     (void)property;
+    if (ui.updating) return;
     push((int)(intptr_t)data, (int)GTK(gtk_drop_down_get_selected)(menu), 0);
+    /* Chosen: Space and Enter are the shutter's again, once the menu has closed (closing, it
+     * gives the focus back to itself, after this). */
+    GTK(g_timeout_add)(200, on_refocus, NULL);
 }
 
 static void on_control_value(GtkWidget *scale, void *data) {
@@ -205,8 +217,8 @@ static void on_control_toggled(GtkWidget *check, void *data) {
     push(CGTK_EVENT_CONTROL, (int)(intptr_t)data, GTK(gtk_check_button_get_active)(check) ? 1 : 0);
 }
 
-/* A popover open takes the keys (Esc closes it, arrows move its sliders): the window's
- * shortcuts stand aside meanwhile. */
+/* The controls popover open takes the keys (Esc closes it, arrows move its sliders, Space is
+ * no shutter there): the window's shortcuts stand aside meanwhile. */
 static void on_popover_shown(GtkWidget *popover, void *data) { (void)popover, (void)data; ui.popovers_open++; }
 static void on_popover_hidden(GtkWidget *popover, void *data) {
     (void)popover, (void)data;
@@ -246,6 +258,7 @@ static void add_shortcut(void *controller, const char *keys, int kind) {
 
 static GtkWidget *button(const char *mnemonic, const char *tooltip, int kind) {
     GtkWidget *widget = GTK(gtk_button_new_with_mnemonic)(mnemonic);
+    GTK(gtk_widget_set_focus_on_click)(widget, 0);
     GTK(gtk_widget_set_tooltip_text)(widget, tooltip);
     connect(widget, "clicked", (GCallback)on_clicked, (void *)(intptr_t)kind);
     return widget;
@@ -335,6 +348,7 @@ int cgtk_open(const char *title, const char *application_id, char *why, size_t w
     ui.controls_button = GTK(gtk_menu_button_new)();
     GTK(gtk_menu_button_set_label)(ui.controls_button, "Controls");
     GTK(gtk_widget_set_tooltip_text)(ui.controls_button, "The camera's controls");
+    GTK(gtk_widget_set_focus_on_click)(ui.controls_button, 0);
     GtkWidget *popover = GTK(gtk_popover_new)();
     connect(popover, "show", (GCallback)on_popover_shown, NULL);
     connect(popover, "hide", (GCallback)on_popover_hidden, NULL);
@@ -349,6 +363,7 @@ int cgtk_open(const char *title, const char *application_id, char *why, size_t w
     GTK(gtk_widget_set_visible)(ui.controls_button, 0);
     GTK(gtk_box_append)(ui.live_bar, ui.controls_button);
     ui.mirror = GTK(gtk_toggle_button_new_with_mnemonic)("_Mirror");
+    GTK(gtk_widget_set_focus_on_click)(ui.mirror, 0);
     GTK(gtk_widget_set_tooltip_text)(ui.mirror, "Mirror the preview (m); the photo is saved as the camera sees it");
     connect(ui.mirror, "toggled", (GCallback)on_mirror_toggled, NULL);
     GTK(gtk_box_append)(ui.live_bar, ui.mirror);
@@ -393,11 +408,12 @@ int cgtk_open(const char *title, const char *application_id, char *why, size_t w
     GTK(gtk_widget_add_css_class)(ui.status, "camroll-status");
     GTK(gtk_box_append)(column, ui.status);
 
-    /* The keys, on the window itself, before any widget takes them (Space would otherwise
-     * press the focused button). */
+    /* The keys, on the window, after the focused widget: one reached with Tab (a menu, the
+     * mirror) takes Space and Enter as GTK's widgets do, so every menu opens from the keyboard;
+     * with none focused (buttons take no focus from a click) they are the shutter's. */
     void *keys = GTK(gtk_shortcut_controller_new)();
-    GTK(gtk_shortcut_controller_set_scope)(keys, GTK_SHORTCUT_SCOPE_GLOBAL);
-    GTK(gtk_event_controller_set_propagation_phase)(keys, GTK_PHASE_CAPTURE);
+    GTK(gtk_shortcut_controller_set_scope)(keys, GTK_SHORTCUT_SCOPE_LOCAL);
+    GTK(gtk_event_controller_set_propagation_phase)(keys, GTK_PHASE_BUBBLE);
     add_shortcut(keys, "space", CGTK_EVENT_SHUTTER);
     add_shortcut(keys, "Return|KP_Enter", CGTK_EVENT_CONFIRM);
     add_shortcut(keys, "Escape|q", CGTK_EVENT_CANCEL);
@@ -430,6 +446,13 @@ int cgtk_wait(int timeout_ms) {
     return ui.count;
 }
 
+/* GTK gives the first widget that takes focus (a menu) the focus when the window maps, and
+ * keeps it on a button that a mode hides: the focus is taken back, so that Space and Enter are
+ * the shutter's until the user moves it with Tab. */
+static void unfocus(void) {
+    if (!GTK(gtk_window_get_focus_visible)(ui.window)) GTK(gtk_window_set_focus)(ui.window, NULL);
+}
+
 void cgtk_present(void) {
     GTK(gtk_window_present)(ui.window);
     for (int waited = 0; waited < 500 && !GTK(gtk_widget_get_mapped)(ui.window); waited++) {
@@ -438,6 +461,7 @@ void cgtk_present(void) {
         while (!ui.timed_out) GTK(g_main_context_iteration)(NULL, 1);
         (void)source;
     }
+    unfocus();
 }
 
 void cgtk_close(void) {
@@ -456,6 +480,7 @@ void cgtk_set_mode(int mode) {
     GTK(gtk_widget_set_visible)(ui.message_box, mode == CGTK_MODE_MESSAGE);
     GTK(gtk_widget_set_visible)(ui.picture, mode != CGTK_MODE_MESSAGE);
     if (mode == CGTK_MODE_MESSAGE) GTK(gtk_widget_set_visible)(ui.overlay_label, 0);
+    unfocus();
 }
 
 void cgtk_set_status(const char *text) { GTK(gtk_label_set_text)(ui.status, text); }
@@ -499,6 +524,7 @@ void cgtk_set_choices(int kind, const char *const *labels, int count, int select
             *menu = GTK(gtk_drop_down_new_from_strings)(terminated);
             free(terminated);
             GTK(gtk_widget_set_tooltip_text)(*menu, kind == CGTK_EVENT_CAMERA ? "Camera" : "Picture size");
+            GTK(gtk_widget_set_focus_on_click)(*menu, 0);
             GTK(gtk_accessible_update_property)(*menu, GTK_ACCESSIBLE_PROPERTY_LABEL,
                                                 kind == CGTK_EVENT_CAMERA ? "Camera" : "Picture size", -1);
             /* The selection first, then the callback: setting it is not the user's choice. */

@@ -291,6 +291,25 @@ def the_progress_bar_shows_and_cancel_stops_the_saves(test):
 
 
 @case
+def the_size_menu_from_the_keyboard_reopens_the_source_at_that_size(test):
+    pick = Pick(test, [])
+    pick.find_window()
+    # Tab to the size menu (the camera menu is hidden with the pattern alone), open it, the
+    # next size, chosen; then the shutter.
+    pick.key("Tab")
+    time.sleep(0.3)
+    pick.key("space")
+    time.sleep(0.6)
+    pick.key("Down", "Return")
+    time.sleep(1.0)
+    pick.key("space")
+    time.sleep(0.6)
+    pick.key("Return")
+    check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
+    check(pick.rows("SELECT width, height FROM captures") == [(1280, 720)], f"captured {pick.rows('SELECT width, height FROM captures')}")
+
+
+@case
 def json_is_one_object(test):
     pick = Pick(test, ["--json"])
     pick.find_window()

@@ -12,7 +12,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test readme-examples vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -76,6 +76,11 @@ test: unit-test
 
 unit-test: test-deps
 	swift test
+
+# The README's examples (the ```sh blocks marked <!-- example -->), run on the test pattern in a
+# temporary directory with a temporary catalog: each must exit as it says.
+readme-examples: build
+	Tests/readme/run-examples --quiet
 
 # Random SIGINT/SIGTERM/SIGKILL/double-SIGINT/start-up/delete interruptions, then verify --repair:
 # every disagreement between catalog and disk counted before and after (all 0 after).

@@ -13,7 +13,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test window-test vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test window-test readme-examples vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -85,6 +85,11 @@ unit-test: test-deps
 window-test: build
 	$(call ensure_packages,$(WINDOW_PACKAGES))
 	python3 Tests/window/window.py .build/debug/camroll
+
+# The README's examples (the ```sh blocks marked <!-- example -->), run on the test pattern in a
+# temporary directory with a temporary catalog: each must exit as it says.
+readme-examples: build
+	Tests/readme/run-examples --quiet
 
 # Random SIGINT/SIGTERM/SIGKILL/double-SIGINT/start-up/delete interruptions, then verify --repair:
 # every disagreement between catalog and disk counted before and after (all 0 after).

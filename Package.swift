@@ -5,8 +5,8 @@ import PackageDescription
 // calling its accessor, not by the runtime reading the type's mangled name: that way needs the
 // runtime's demangler, code which a one-photo process otherwise runs once and which under qemu
 // (the VM suite, small boards' first runs) is translated before it runs. With it: 1 000 fewer
-// blocks translated for one photo and 4% fewer instructions natively (README, Time to the first
-// JPEG); the binary 0.1% larger.
+// blocks translated for one photo and 4% fewer instructions natively (docs/benchmarks.md,
+// Findings behind the code); the binary 0.1% larger.
 let metadataByAccessor: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
 ]

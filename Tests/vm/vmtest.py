@@ -51,7 +51,7 @@ SANITIZERS = {
 }
 # CAMROLL_VM_BASELINE=REV (a git revision, or a camroll binary): that camroll goes into the guest too, as
 # camroll-baseline, and the first-JPEG benchmark times it beside the current one. Boots differ by
-# more than most changes do (see README), so a change is measured against its baseline in one boot.
+# more than most changes do (see docs/benchmarks.md), so a change is measured against its baseline in one boot.
 BASELINE = os.environ.get("CAMROLL_VM_BASELINE", "")
 if SANITIZER and SANITIZER not in SANITIZERS:
     sys.exit(f"vm: CAMROLL_VM_SANITIZER={SANITIZER}: not one of {', '.join(SANITIZERS)}")

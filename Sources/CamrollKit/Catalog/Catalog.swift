@@ -651,7 +651,7 @@ public final class Catalog {
     /// SQLite its parse (see `recordSaves`), start and halt, and camroll its binding, whatever
     /// its number of rows. With this, the texts bound in place and the timestamps written
     /// without gmtime_r, the catalog's thread went from 22 300 to 14 600 instructions a row
-    /// (callgrind; README, Benchmark).
+    /// (callgrind; docs/benchmarks.md, Findings behind the code).
     /// Any earlier row for the same path no longer describes the file there (it was replaced
     /// with `--overwrite`, or deleted by hand and saved again): `recordSaves` marks it
     /// `replaced` in the same transaction, so that deleting its run cannot remove this file.

@@ -172,8 +172,9 @@ ZSHDIR := $(if $(filter /usr,$(PREFIX)),/usr/share/zsh/vendor-completions,$(PREF
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 # udev reads rules from /usr/lib/udev/rules.d (packages) and /etc/udev/rules.d (local admin).
 UDEVDIR := $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
+APPDIR := $(PREFIX)/share/applications
 INSTALLED := $(BINDIR)/camroll $(MANDIR)/camroll.1.gz $(BASHDIR)/camroll $(ZSHDIR)/_camroll \
-	$(FISHDIR)/camroll.fish $(UDEVDIR)/70-camroll.rules
+	$(FISHDIR)/camroll.fish $(UDEVDIR)/70-camroll.rules $(APPDIR)/camroll.desktop
 
 install: static
 	install -Dm755 $(STATIC_BIN) $(DESTDIR)$(BINDIR)/camroll
@@ -184,6 +185,7 @@ install: static
 	$(STATIC_BIN) __generate fish > $(DESTDIR)$(FISHDIR)/camroll.fish
 	chmod 644 $(DESTDIR)$(MANDIR)/camroll.1.gz $(DESTDIR)$(BASHDIR)/camroll $(DESTDIR)$(ZSHDIR)/_camroll $(DESTDIR)$(FISHDIR)/camroll.fish
 	install -Dm644 udev/70-camroll.rules $(DESTDIR)$(UDEVDIR)/70-camroll.rules
+	install -Dm644 packaging/camroll.desktop $(DESTDIR)$(APPDIR)/camroll.desktop
 	@echo "installed camroll in $(DESTDIR)$(BINDIR). For camera access:"
 	@echo "  sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=video4linux"
 	@echo "  sudo usermod -aG video \"\$$USER\"    # then log out and in again"

@@ -74,7 +74,8 @@ class Pick:
         self.database = os.path.join(self.directory, "c.sqlite3")
         self.stdout_path = stdout_file or os.path.join(self.directory, "stdout")
         self.stderr_path = os.path.join(self.directory, "stderr")
-        command = [test.camroll, "pick", "--window", "-d", "pattern", "-r", "640x480", "--db", self.database] + arguments
+        source = [] if "-d" in arguments else ["-d", "pattern", "-r", "640x480"]
+        command = [test.camroll, "pick", "--window"] + source + ["--db", self.database] + arguments
         if "-o" not in arguments:
             command += ["-o", os.path.join(self.directory, "out", "{seq}.jpg")]
         environment = dict(env or test.display.env, CAMROLL_TRACE="1")
@@ -388,6 +389,22 @@ def dash_dash_mirror_saves_the_photo_mirrored(test):
         return int(subprocess.run(["convert", pick.files()[0], "-crop", f"1x1+{x}+100", "-format", "%[fx:int(255*r)]", "info:"],
                                   capture_output=True, text=True).stdout)
     check(red(20) < 60 and red(619) > 150, f"not mirrored: red {red(20)} at the left, {red(619)} at the right")
+
+
+@case
+def a_camera_that_cannot_be_opened_is_said_in_the_window_then_its_code(test):
+    pick = Pick(test, ["-d", "/dev/video97"])
+    pick.find_window()
+    before = pick.screenshot("message")
+    # The message replaces the picture: the window is not the pattern (no colour bars).
+    saturation = float(subprocess.run(["convert", before, "-colorspace", "HSL", "-channel", "G", "-separate", "-format", "%[fx:mean]", "info:"],
+                                      capture_output=True, text=True).stdout)
+    check(saturation < 0.05, f"mean saturation {saturation:.3f}: the colour bars, not a message")
+    check(pick.process.poll() is None, "exited before the message was closed")
+    pick.key("Escape")
+    status = pick.wait()
+    check(status == 66, f"exit {status}: {pick.stderr()}")
+    check("no such device" in pick.stderr() and pick.stdout() == b"", pick.stderr())
 
 
 @case

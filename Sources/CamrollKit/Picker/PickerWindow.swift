@@ -21,14 +21,14 @@ final class PickerWindow: PickerScreen {
         var why = [CChar](repeating: 0, count: 256)
         guard cgtk_load(&why, why.count) == 1 else {
             throw CamrollError(
-                .unavailable, "cannot open a window: \(String(cString: why))",
+                .unavailable, "cannot open a window: \(String(nulTerminated: why))",
                 hint: "Install GTK 4 (Debian: sudo apt install libgtk-4-1), or use the terminal: camroll pick --terminal")
         }
         guard cgtk_open(Self.title, Self.applicationID, &why, why.count) == 1 else {
             let display = environment["WAYLAND_DISPLAY"].map { "Wayland display \($0)" }
                 ?? environment["DISPLAY"].map { "display \($0)" } ?? "no display"
             throw CamrollError(
-                .unavailable, "cannot open a window on \(display): \(String(cString: why))",
+                .unavailable, "cannot open a window on \(display): \(String(nulTerminated: why))",
                 hint: "Use the terminal instead: camroll pick --terminal")
         }
     }
@@ -156,11 +156,9 @@ final class PickerWindow: PickerScreen {
     }
 }
 
-/// `strings` as a C array of C strings for the length of `body`.
-private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>, Int) -> T) -> T {
-    let copies = strings.map { UnsafePointer(strdup($0)) }
+/// `strings` as a C array of C strings (NULL-terminated, so never empty) for the length of `body`.
+private func withCStrings<T>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int) -> T) -> T {
+    let copies = strings.map { UnsafePointer(strdup($0)) } + [nil]
     defer { for copy in copies { free(UnsafeMutablePointer(mutating: copy)) } }
-    return copies.withUnsafeBufferPointer { buffer in
-        buffer.baseAddress.map { body($0, strings.count) } ?? body(UnsafePointer([nil]), 0)
-    }
+    return copies.withUnsafeBufferPointer { body($0.baseAddress, strings.count) }
 }

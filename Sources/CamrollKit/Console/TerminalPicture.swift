@@ -45,7 +45,10 @@ public final class TerminalPainter {
     ///   - requested: `--preview-mode`, or nil to use what the terminal supports.
     ///   - color: false (`--color never`, `NO_COLOR`, not a terminal) draws symbols in the
     ///     terminal's own two colours unless an image protocol was asked for by name.
-    public init(requested: PreviewMode?, environment: [String: String], color: Bool) throws {
+    ///   - drawsSixels: whether the terminal answers that it draws sixels (asked of it only
+    ///     when sixels are chosen); nil asks the terminal on stdin/stderr.
+    public init(requested: PreviewMode?, environment: [String: String], color: Bool,
+                drawsSixels: (() -> Bool)? = nil) throws {
         var why = [CChar](repeating: 0, count: 256)
         guard cchafa_load(&why, why.count) == 1 else {
             throw CamrollError(
@@ -65,7 +68,7 @@ public final class TerminalPainter {
         let chosen = requested ?? (color ? detected : .symbols)
         // Sixels drawn where they are not understood show nothing at all (tmux built without
         // them): drawn only where the terminal answers that it draws them.
-        if chosen == .sixel && !TerminalQuery.drawsSixels() {
+        if chosen == .sixel && !(drawsSixels ?? { TerminalQuery.drawsSixels() })() {
             mode = .symbols
             note = "the terminal does not say it draws sixels (no 4 in its answer to ESC [ c): drawing colour blocks instead"
         } else {

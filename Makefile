@@ -13,7 +13,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test window-test readme-examples vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test window-test readme-examples vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -149,6 +149,13 @@ vm-bench: vm-deps
 
 bench: test-deps
 	python3 Benchmarks/bench.py
+
+# pick's window in one Xvfb run: preview rate and CPU at 1280x720, launch to the first frame on
+# screen beside ffplay, RSS after 1 and BENCH_WINDOW_MINUTES minutes of preview.
+BENCH_WINDOW_MINUTES ?= 10
+bench-window: release
+	$(call ensure_packages,$(WINDOW_PACKAGES) ffmpeg)
+	python3 Benchmarks/window.py .build/release/camroll --minutes $(BENCH_WINDOW_MINUTES)
 
 # The code a one-photo snap runs for the first time, counted under qemu-user: the blocks TCG
 # translates, per library (steady to ~2%, unlike wall times here), and the phases' times.

@@ -541,31 +541,29 @@ struct CatalogCommands {
 
     // MARK: stats
 
+    /// Every save the runs made, whatever became of its file since (deleted, replaced, missing):
+    /// a run's figures are what it did, and outlive its files.
     private func stats(_ catalog: Catalog) throws -> ExitCode {
-        let where_ = runID.map { "WHERE c.run_id = \($0) AND s.status = 'saved'" } ?? "WHERE s.status = 'saved'"
+        let where_ = runID.map { "WHERE c.run_id = \($0)" } ?? ""
         let statement = try catalog.database.prepare(
             """
-            SELECT \(Catalog.plausibleDuration) AS duration, \(Catalog.plausibleBytes), s.saved_at, c.run_id, s.job
+            SELECT \(Catalog.plausibleDuration) AS duration, \(Catalog.plausibleBytes), c.run_id, s.job
             FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY duration
             """)
         var durations: [Int] = []
-        var bytes = 0
-        // `snap --jobs`: what each writer saved (saves, bytes), by job number.
+        // `snap --jobs`: what each writer of each run saved (saves, bytes), by job number.
         var jobs: [Int: (saves: Int, bytes: Int)] = [:]
-        // Each run's own span: the idle time between runs is nobody's saving time.
-        var runs: [Int: (first: String, last: String, busy: Int, jobs: Set<Int>)] = [:]
+        var runsWithJobs: Set<Int> = []
+        var runs: Set<Int> = []
         while try statement.step() {
             durations.append(statement.int(0))
-            bytes = bytes.addingSaturated(statement.int(1))
-            let at = statement.text(2) ?? ""
-            if !statement.isNull(4) {
-                let job = statement.int(4)
+            runs.insert(statement.int(2))
+            if !statement.isNull(3) {
+                let job = statement.int(3)
                 let sofar = jobs[job] ?? (0, 0)
                 jobs[job] = (sofar.saves + 1, sofar.bytes.addingSaturated(statement.int(1)))
+                runsWithJobs.insert(statement.int(2))
             }
-            let run = runs[statement.int(3)] ?? (at, at, 0, [])
-            runs[statement.int(3)] = (min(run.first, at), max(run.last, at), run.busy.addingSaturated(statement.int(0)),
-                                      statement.isNull(4) ? run.jobs : run.jobs.union([statement.int(4)]))
         }
         guard !durations.isEmpty else {
             throw CamrollError(.noInput, "no saves" + (runID.map { " in run \($0)" } ?? "") + " in \(catalog.path)")
@@ -573,15 +571,16 @@ struct CatalogCommands {
         func percentile(_ fraction: Double) -> Int {
             durations[min(durations.count - 1, max(0, Int((fraction * Double(durations.count)).rounded(.up)) - 1))]
         }
-        let span = runs.values.reduce(0.0) { total, run in
-            // Parallel writers (`--jobs`) are busy at the same time: their time counts once.
-            total + max(Timestamp.seconds(between: run.first, and: run.last), Double(run.busy) / 1e6 / Double(max(1, run.jobs.count)))
-        }
-        let savesPerSecond = span > 0 ? Double(durations.count) / span : 0
-        let megabytesPerSecond = span > 0 ? Double(bytes) / 1e6 / span : 0
+        // Each run's own saving time: the idle time between runs, and within a run its capture
+        // and pauses, are nobody's saving time.
+        let byRun = try RunFigures.byRun(catalog, runID: runID)
+        let figures = runs.reduce(RunFigures()) { $0 + (byRun[$1] ?? RunFigures()) }
         let histogram = LatencyBuckets(durations)
+        // A job's rate over the saving time of the runs it saved in (the writers of a run share it).
+        let jobSeconds = Double(runsWithJobs.reduce(0) { $0.addingSaturated(byRun[$1]?.savingMicroseconds ?? 0) }) / 1e6
         let jobRates = jobs.keys.sorted().map { job in
-            (job: job, saves: jobs[job]!.saves, bytes: jobs[job]!.bytes, mbPerSecond: span > 0 ? Double(jobs[job]!.bytes) / 1e6 / span : 0)
+            (job: job, saves: jobs[job]!.saves, bytes: jobs[job]!.bytes,
+             mbPerSecond: jobSeconds > 0 ? Double(jobs[job]!.bytes) / 1e6 / jobSeconds : 0)
         }
         // The run in time: a compact chart in the text, all three charts in the SVG.
         let timeline = try SaveTimeline(catalog: catalog, runID: runID)
@@ -595,7 +594,8 @@ struct CatalogCommands {
         if global.json {
             var object: [String: Any] = [
                 "jobs": jobRates.map { ["job": $0.job, "saves": $0.saves, "bytes": $0.bytes, "mb_per_s": $0.mbPerSecond] as [String: Any] },
-                "saves": durations.count, "bytes": bytes, "saves_per_s": savesPerSecond, "mb_per_s": megabytesPerSecond,
+                "saves": durations.count, "bytes": figures.bytes, "saving_s": figures.savingSeconds,
+                "saves_per_s": figures.savesPerSecond, "mb_per_s": figures.megabytesPerSecond,
                 "latency_us": ["p50": percentile(0.5), "p95": percentile(0.95), "p99": percentile(0.99),
                                "max": durations.last ?? 0, "min": durations.first ?? 0],
                 "histogram": histogram.buckets.map { ["le_us": $0.upper, "count": $0.count] },
@@ -604,8 +604,9 @@ struct CatalogCommands {
             console.out(JSONLine.encode(object))
             return .success
         }
-        var text = "\(durations.count) saves, \(Units.bytes(bytes)) over \(Units.duration(microseconds: Int(min(span, 1e12) * 1e6))): "
-            + "\(Format.fixed(savesPerSecond, 1)) saves/s, \(Format.fixed(megabytesPerSecond, 1)) MB/s\n"
+        var text = "\(durations.count) save\(durations.count == 1 ? "" : "s"), \(Units.bytes(figures.bytes)) in "
+            + "\(Units.duration(microseconds: figures.savingMicroseconds)) saving: "
+            + "\(Format.fixed(figures.savesPerSecond, 1)) saves/s, \(Format.fixed(figures.megabytesPerSecond, 1)) MB/s\n"
         text += "save latency  min \(Units.duration(microseconds: durations.first ?? 0))  p50 \(Units.duration(microseconds: percentile(0.5)))"
             + "  p95 \(Units.duration(microseconds: percentile(0.95)))  p99 \(Units.duration(microseconds: percentile(0.99)))"
             + "  max \(Units.duration(microseconds: durations.last ?? 0))\n"
@@ -622,7 +623,9 @@ struct CatalogCommands {
     }
 }
 
-/// Save latencies in power-of-two buckets, drawn as bars: a stalling disk shows as a tail.
+/// Save latencies in power-of-two buckets, drawn as bars: a stalling disk shows as a tail. The
+/// bars' lengths are on a log scale of the count (`scaled`): on a linear one, the few saves of
+/// the tail that a storage test looks for were a bar of one character beside thousands.
 struct LatencyBuckets {
     var buckets: [(upper: Int, count: Int)] = []
 
@@ -641,10 +644,17 @@ struct LatencyBuckets {
         while buckets.last?.count == 0 { buckets.removeLast() }
     }
 
+    /// `count` as a fraction of `most` on the log scale of both bars and plot: log(1 + n), so
+    /// that 0 is nothing and 1 is a bar.
+    static func scaled(_ count: Int, of most: Int) -> Double {
+        most > 0 ? log10(1 + Double(max(0, count))) / log10(1 + Double(most)) : 0
+    }
+
     func text(width: Int = 50) -> String {
         let most = buckets.map(\.count).max() ?? 1
-        return buckets.map { bucket in
-            let bar = String(repeating: "█", count: bucket.count == 0 ? 0 : max(1, bucket.count * width / most))
+        return "save latency histogram (saves per bucket; bars on a log scale)\n" + buckets.map { bucket in
+            let length = Int((Self.scaled(bucket.count, of: most) * Double(width)).rounded())
+            let bar = String(repeating: "█", count: bucket.count == 0 ? 0 : max(1, length))
             let label = "≤ " + Units.duration(microseconds: bucket.upper)
             return label.padded(to: 12) + Format.integer(bucket.count, width: 8) + " " + bar
         }.joined(separator: "\n") + "\n"

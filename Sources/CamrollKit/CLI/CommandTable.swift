@@ -126,6 +126,8 @@ enum CommandTable {
                            help: "Writers saving at once, 1 to 64, each its own files: a device that works in parallel (SSD, NVMe, a network share) at its real rate. (default: 1)",
                            kind: .text),
                 OptionSpec(names: ["--overwrite"], help: "Replace existing files (never done otherwise)."),
+                OptionSpec(names: ["--stats"],
+                           help: "Print the storage figures even for one photo: saves/s, MB/s (the bytes saved over the saving time: writing, naming and recording the files, not the capture or the pauses), save latency percentiles, the run's number. (default: for more than one save; one photo is one line, its path)"),
                 database,
             ]),
         ],

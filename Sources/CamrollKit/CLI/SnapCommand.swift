@@ -230,8 +230,10 @@ struct SnapCommand {
         }
         if options.global.quiet { return QuietProgress() }
         if options.toStandardOutput { return StandardOutputProgress(console: console, showProgress: !options.global.noProgress) }
-        if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console) }
-        return PlainProgress(console: console, showProgress: !options.global.noProgress)
+        // One photo is one line, its path; a storage test's figures for more (or with --stats).
+        let detailed = options.stats || options.count * options.frames > 1
+        if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console, detailed: detailed) }
+        return PlainProgress(console: console, showProgress: !options.global.noProgress, detailed: detailed)
     }
 
     /// The command as typed, for the catalog's `runs.command`: quoted as a shell would need,

@@ -180,14 +180,21 @@ enum CommandTable {
 
     static let list = CommandSpec(
         name: "list", abstract: "Runs, newest first; or one run's saves.",
-        usage: ["camroll list [--run <id>] [--limit <n>] [--json | --csv]"],
-        overview: "The runs in the catalog, newest first: status, device, saves, bytes, MB/s; with --run, that run's saves.",
+        usage: ["camroll list [--run <id>] [--limit <n> | --all] [--utc] [--bytes] [--json | --csv]"],
+        overview: "The runs in the catalog, newest first: when, status, device, files saved, their size, MB/s (the bytes saved over the saving time) and the first file; with --run, that run's saves.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "List this run's saves instead of the runs.", kind: .runID),
             OptionSpec(names: ["--limit"], value: "<n>", help: "At most this many rows (the newest runs, the first saves).", kind: .text),
+            OptionSpec(names: ["--all"], help: "Every run. (default: the newest that fit the screen; --json and --csv list them all)"),
+            OptionSpec(names: ["--utc"], help: "Times in UTC as the catalog keeps them, not local time (--json and --csv always)."),
+            OptionSpec(names: ["--bytes"], help: "Sizes in bytes, not kB/MB/GB (--json and --csv always)."),
             OptionSpec(names: ["--csv"], help: "Comma-separated values, with a header line."),
             database,
-        ])])
+        ])],
+        discussion: """
+            The table fits the terminal (COLUMNS and LINES where set; 80x24 when stdout is not a
+            terminal): the first file's path is shortened from the left, with "…".
+            """)
 
     static let show = CommandSpec(
         name: "show", abstract: "One run or capture in full, with its thumbnail.",
@@ -225,13 +232,15 @@ enum CommandTable {
 
     static let delete = CommandSpec(
         name: "delete", abstract: "Delete files and mark their rows, together.",
-        usage: ["camroll delete --save <id> | --capture <id> | --run <id> [--force]"],
+        usage: ["camroll delete --save <id> | --capture <id> | --run <id> [--force] [--dry-run]"],
         overview: "Deletes saved files and marks their rows deleted, in batches, so that any stop leaves catalog and disk in agreement.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--save"], value: "<id>", help: "Delete this save's file.", kind: .saveID),
             OptionSpec(names: ["--capture"], value: "<id>", help: "Delete every file of this capture.", kind: .captureID),
             OptionSpec(names: ["--run"], value: "<id>", help: "Delete every file of this run.", kind: .runID),
             OptionSpec(names: ["--force"], help: "Delete files even when they no longer match their recorded content."),
+            OptionSpec(names: ["--dry-run"],
+                       help: "List the files that would be deleted (and those that would be kept, and why); delete nothing, change no row."),
             database,
         ])],
         discussion: """

@@ -239,7 +239,8 @@ final class TmuxPane {
         try pane.keys("Space")
         try pane.waitFor("the shot held") { $0.contains("taken") }
         try pane.keys("Enter")
-        try pane.waitFor("the shot saved") { $0.contains("saved 1/1 files") }
+        // One photo, one line (wrapped, maybe, in the pane): "saved PATH (WxH JPEG, size)".
+        try pane.waitFor("the shot saved") { $0.replacingOccurrences(of: "\n", with: "").contains(".jpg (320x240 JPEG, ") }
         #expect(dir.files(in: "out", suffix: ".jpg").count == 1)
     }
 
@@ -272,8 +273,9 @@ final class TmuxPane {
             let drawn = try CamrollBinary.run(["show", "last", "--preview-mode", "symbols", "--db", database] + extra)
             #expect(drawn.status == 0, "\(extra): \(drawn.stderr)")
             let picture = drawn.stdout.split(separator: "\n").filter { $0.contains("█") }
-            // 4:3 at 80 columns of 1:2 cells: 30 rows, none wider than 80 (NO_COLOR: no escapes).
-            #expect(picture.count >= 25, "\(extra): \(picture.count) rows")
+            // 4:3 in 80x24 cells of 1:2: 23 rows (a line kept for the prompt), none wider than 80
+            // (NO_COLOR: no escapes).
+            #expect(picture.count >= 20 && picture.count <= 23, "\(extra): \(picture.count) rows")
             #expect(picture.allSatisfy { $0.count <= 80 }, "\(extra)")
         }
     }

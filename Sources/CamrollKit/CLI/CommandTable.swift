@@ -17,6 +17,10 @@ enum ValueKind: Sendable, Equatable {
     case saveID
     case command
     case choices([String])
+    /// `NAME=`: the chosen camera's control names.
+    case control
+    /// `WxH`: the chosen camera's frame sizes.
+    case size
 }
 
 struct OptionSpec: Sendable {
@@ -26,6 +30,9 @@ struct OptionSpec: Sendable {
     var value: String?
     var help: String
     var kind: ValueKind = .none
+    /// May be given more than once (`--set`), each value kept. Any other option with a value
+    /// given twice is a usage error naming both values, not the last one silently taken.
+    var repeatable = false
 
     /// The name the parsers switch on: the long one.
     var id: String { names.last ?? "" }
@@ -84,7 +91,7 @@ enum CommandTable {
                            help: "/dev/videoN, N, a /dev/v4l/by-id name, 'pattern' (the built-in test pattern), file:PATH (a JPEG, saved as it is unless -r, --crop or -q change it; or a PNG) or an http(s):// URL (downloaded once, then cached). (default: the first camera)",
                            kind: .source),
                 OptionSpec(names: ["-r", "--resolution"], value: "<WxH>",
-                           help: "Frame size; for a file or URL, the box it is scaled down into, aspect kept. (default: a camera's largest; the pattern's 1280x720)", kind: .text),
+                           help: "Frame size; for a file or URL, the box it is scaled down into, aspect kept. (default: a camera's largest; the pattern's 1280x720)", kind: .size),
                 OptionSpec(names: ["-f", "--format"], value: "<fmt>",
                            help: "auto (MJPEG, else YUYV, else converted), mjpeg, yuyv or a fourcc such as NV12. (default: auto)",
                            kind: .choices(["auto", "mjpeg", "yuyv", "nv12", "yu12", "rgb3"])),
@@ -97,7 +104,8 @@ enum CommandTable {
                 OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
                 OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame, or for the next byte of a download. (default: 5s)", kind: .text),
                 OptionSpec(names: ["--set"], value: "<name=value>",
-                           help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .text),
+                           help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .control,
+                           repeatable: true),
                 OptionSpec(names: ["--max-pixels"], value: "<n>",
                            help: "Largest picture decoded, against files that claim absurd sizes; over it: exit 65. (default: 100000000)",
                            kind: .text),
@@ -251,7 +259,7 @@ enum CommandTable {
     static let stats = CommandSpec(
         name: "stats", abstract: "Throughput, latency percentiles and histogram.",
         usage: ["camroll stats [--run <id>] [--plot <file.svg|file.png>] [--json]"],
-        overview: "Saves/s and MB/s over each run's own time, save latency min/p50/p95/p99/max and a histogram, and the throughput of the run (the newest, or --run) over its time.",
+        overview: "Saves/s and MB/s (the bytes saved over each run's saving time: writing, naming and recording its files, not capturing or pausing; the figures of snap's summary), save latency min/p50/p95/p99/max and a histogram (its counts on a log scale), and the throughput of the run (the newest, or --run) over its time. Every save a run made counts, whatever became of its file since.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID),
             OptionSpec(names: ["--plot"], value: "<file.svg|file.png>",

@@ -81,9 +81,12 @@ struct SnapCommand {
             throw CamrollError.usage("output template '\(templateText)' names a directory, not a file",
                 hint: "Add a file name, e.g. '\(templateText)/{seq}.jpg'.")
         }
-        if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
+        // {frame} names each frame's one save (-n 1); copies of a frame need {seq} or {uuid}.
+        let named = options.count == 1 ? template.namesEachFrame : template.namesEachSave
+        if options.count * options.frames > 1 && !named && !options.overwrite {
+            let what = template.namesEachFrame ? "every copy of a frame" : "every save"
             throw CamrollError.usage(
-                "output template '\(templateText)' gives every save the same name",
+                "output template '\(templateText)' gives \(what) the same name",
                 hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacing(".jpg", with: ""))_{seq}.jpg'.")
         }
         return template

@@ -151,7 +151,7 @@ enum ManPage {
         for option in CommandTable.global {
             page += ".TP\n\(optionLabel(option))\n\(escape(option.help))\n"
         }
-        page += ".TP\n.B \\-\\-version\nShow the version, and those of the C libraries in use.\n"
+        page += ".TP\n.B \\-\\-version\nShow the version, and those of the C libraries it links and of those it loads when needed (or '(not installed)').\n"
         page += """
             .SH EXIT STATUS
             0 ok; 1 verify found problems, or a generic failure; 64 usage; 65 bad data (corrupt

@@ -97,7 +97,7 @@ final class TmuxPane {
     static let pattern = ["-d", "pattern", "-r", "320x240"]
 
     func arguments(_ dir: TemporaryDirectory, _ extra: [String] = []) -> [String] {
-        Self.pattern + ["-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")] + extra
+        options(Self.pattern + ["-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")], then: extra)
     }
 
     @Test func thePreviewIsLiveAndTheShutterSavesTheFrameOnScreen() throws {

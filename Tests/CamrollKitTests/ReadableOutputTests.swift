@@ -6,7 +6,8 @@ import Testing
 /// and pictures that fit the screen, a delete that can be tried first.
 @Suite struct ReadableOutputTests {
     func snap(_ dir: TemporaryDirectory, _ extra: [String], environment: [String: String] = [:]) throws -> CamrollBinary.Result {
-        try CamrollBinary.run(["snap", "-d", "pattern", "-r", "320x240", "--db", dir.file("c.sqlite3")] + extra, environment: environment)
+        try CamrollBinary.run(options(["snap", "-d", "pattern", "-r", "320x240", "--db", dir.file("c.sqlite3")], then: extra),
+                              environment: environment)
     }
 
     /// The MB/s figure of a line such as "…: 4310.3 saves/s, 99.5 MB/s".

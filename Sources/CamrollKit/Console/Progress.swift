@@ -100,7 +100,7 @@ func summaryText(_ summary: RunSummary, detailed: Bool = true) -> String {
             let size = summary.pictureSize.map { "\($0) JPEG, " } ?? "JPEG, "
             return "saved \(path) (\(size)\(Units.bytes(p.bytes)))\n"
         }
-        if summary.status != .completed && summary.status != .running {
+        if summary.status != .completed && summary.status != .running && p.done == 0 {
             return "\(summary.status == .cancelled ? "cancelled" : "failed"): nothing saved\n"
         }
     }

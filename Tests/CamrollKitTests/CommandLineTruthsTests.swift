@@ -18,7 +18,7 @@ import Testing
             #expect(line != nil && line?.hasSuffix("(not installed)") == false, "\(name): \(version.stdout)")
         }
         for name in ["libcurl", "librsvg", "libspng"] {
-            let numbered = try Regex("\n\(name) [0-9]+\\.[0-9]+\\.[0-9]+\n")
+            let numbered = try Regex("\n\(name) [0-9]+\\.[0-9]+\\.[0-9]+( \\([^)]+\\))?\n")
             #expect(version.stdout.contains(numbered), "\(name): \(version.stdout)")
         }
         for soname in Self.loadedOnUse { #expect(version.stderr.contains("file=\(soname) [0];"), "\(soname)") }

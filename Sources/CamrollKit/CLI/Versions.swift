@@ -35,7 +35,8 @@ enum Versions {
         var versionCall: VersionCall
 
         enum VersionCall {
-            /// `const char *f(void)`, the version first in it ("libcurl/7.88.1 OpenSSL/3.0.15 …").
+            /// `const char *f(void)`, the version first in it and what it is built with next
+            /// ("libcurl/7.88.1 OpenSSL/3.0.15 …" → "7.88.1 (OpenSSL/3.0.15)").
             case text(String)
             /// `const unsigned` variables: major, minor, micro (GLib's and librsvg's way).
             case numbers(String, String, String)
@@ -51,7 +52,9 @@ enum Versions {
                 typealias Call = @convention(c) () -> UnsafePointer<CChar>?
                 if let address = dlsym(handle, function), let text = unsafeBitCast(address, to: Call.self)() {
                     let words = String(cString: text).split(separator: " ")
-                    return words.first.map { $0.split(separator: "/").last.map(String.init) ?? String($0) }
+                    guard let first = words.first else { return "(version unknown)" }
+                    let version = first.split(separator: "/").last.map(String.init) ?? String(first)
+                    return words.count > 1 ? "\(version) (\(words[1]))" : version
                 }
             case .numbers(let major, let minor, let micro):
                 let parts = [major, minor, micro].compactMap { (name: String) -> UInt32? in dlsym(handle, name)?.load(as: UInt32.self) }

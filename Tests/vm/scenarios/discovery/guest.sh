@@ -14,9 +14,7 @@ step complete-controls camroll __complete controls -d /dev/video0
 step complete-sizes camroll __complete sizes -d /dev/video0
 v4l2-ctl -d /dev/video0 --list-ctrls-menus >"$OUT/ctrls.txt" 2>&1
 v4l2-ctl -d /dev/video0 --list-formats-ext >"$OUT/formats-ext.txt" 2>&1
-begin=$(date +%s%N)
-camroll __complete controls -d /dev/video0 >/dev/null 2>&1
-echo $(( ($(date +%s%N) - begin) / 1000000 )) >"$OUT/complete-ms.txt"
+timeit complete camroll __complete controls -d /dev/video0 | cut -d' ' -f2 >"$OUT/complete-ms.txt"
 meta=$(for node in /dev/video*; do
     v4l2-ctl -d "$node" --info 2>/dev/null | sed -n '/Device Caps/,$p' | grep -q "Metadata Capture" && echo "$node"
 done | head -n 1)

@@ -13,7 +13,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test window-test readme-examples vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -50,7 +50,9 @@ release: deps
 STATIC_DIR := .build/static
 STATIC_BIN := $(STATIC_DIR)/release/camroll
 static: deps
-	flags=$$(packaging/static-link-flags) && swift build -c release $$flags --scratch-path $(STATIC_DIR)
+	$(call ensure_packages,dpkg-dev)
+	flags=$$(packaging/static-link-flags) && cflags=$$(packaging/static-link-flags --c-flags) && \
+		CAMROLL_C_FLAGS="$$cflags" swift build -c release $$flags --scratch-path $(STATIC_DIR)
 
 # The main job: a camera if there is one, the built-in test pattern if not; 5 saves into
 # ./demo, recorded in ./demo/catalog.sqlite3.
@@ -61,11 +63,21 @@ demo: release
 	@sqlite3 -header -column '$(DEMO_DIR)/catalog.sqlite3' \
 		"SELECT s.seq, s.path, s.bytes, s.xxh128, s.duration_us FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = (SELECT max(id) FROM runs)" 2>/dev/null || true
 
-# Everything CI runs: the Swift test suites, interruptions with repair, a sweep of random
-# options, the threaded work under ThreadSanitizer, the suites again under AddressSanitizer,
-# every fuzz target for a minute, then the real-kernel suite in qemu, and its camera scenarios
-# again under AddressSanitizer and under ThreadSanitizer.
+# The tests to run before a commit, within 15 minutes on a fresh 2-core machine, the builds
+# included: the Swift test suites, pick's window under Xvfb and Wayland, the real-kernel suite
+# in qemu, and a sample of interruptions with repair (12 rounds of the campaign `make check`
+# runs 56 of).
 test: unit-test
+	$(MAKE) window-test
+	$(MAKE) interrupt ROUNDS=12
+	$(MAKE) vm-test
+
+# Everything CI runs (.ci/run): the Swift test suites, pick's window, interruptions with repair,
+# a sweep of random options, the threaded work under ThreadSanitizer, the suites again under
+# AddressSanitizer, every fuzz target for a minute, the real-kernel suite in qemu and its camera
+# scenarios again under AddressSanitizer and under ThreadSanitizer, then README's examples on
+# the pattern source and the docs' links.
+check: unit-test
 	$(MAKE) window-test
 	$(MAKE) interrupt ROUNDS=56
 	$(MAKE) sweep SWEEP_RUNS=2000
@@ -75,6 +87,8 @@ test: unit-test
 	$(MAKE) vm-test
 	$(MAKE) vm-asan
 	$(MAKE) vm-tsan
+	$(MAKE) readme-examples
+	$(MAKE) check-docs
 
 unit-test: test-deps
 	swift test
@@ -90,6 +104,11 @@ window-test: build
 # temporary directory with a temporary catalog: each must exit as it says.
 readme-examples: build
 	Tests/readme/run-examples --quiet
+
+# Every link in README and docs/ leads to a file or a heading that exists, and every command
+# and option camroll's help prints is in one of those pages.
+check-docs: build
+	Tests/readme/check-docs
 
 # Random SIGINT/SIGTERM/SIGKILL/double-SIGINT/start-up/delete interruptions, then verify --repair:
 # every disagreement between catalog and disk counted before and after (all 0 after).
@@ -183,8 +202,12 @@ APPDIR := $(PREFIX)/share/applications
 INSTALLED := $(BINDIR)/camroll $(MANDIR)/camroll.1.gz $(BASHDIR)/camroll $(ZSHDIR)/_camroll \
 	$(FISHDIR)/camroll.fish $(UDEVDIR)/70-camroll.rules $(APPDIR)/camroll.desktop
 
+# The binary stripped of its symbols and debugging sections (26.6 MB → about 15 MB): what a
+# user runs needs neither, and the .deb ships it so.
+STRIP ?= strip
 install: static
 	install -Dm755 $(STATIC_BIN) $(DESTDIR)$(BINDIR)/camroll
+	$(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/camroll
 	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
 	$(STATIC_BIN) __generate man | gzip -9n > $(DESTDIR)$(MANDIR)/camroll.1.gz
 	$(STATIC_BIN) __generate bash > $(DESTDIR)$(BASHDIR)/camroll

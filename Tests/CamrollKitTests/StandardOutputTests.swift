@@ -57,7 +57,7 @@ import Testing
     @Test func whatCannotGoWithStandardOutputIsRefused() throws {
         let dir = try TemporaryDirectory()
         for extra in [["-n", "2"], ["--fill"], ["--jobs", "2"], ["--direct"], ["--fsync"], ["--overwrite"], ["--stamp"], ["--json"]] {
-            let result = try CamrollBinary.run(["-d", "pattern", "-o", "-", "--db", dir.file("c.sqlite3")] + extra)
+            let result = try CamrollBinary.run(options(["-d", "pattern", "-o", "-", "--db", dir.file("c.sqlite3")], then: extra))
             #expect(result.status == 64, "\(extra): \(result.stderr)")
             #expect(result.stderr.contains("camroll: error: '\(extra[0])' cannot be used with -o - (standard output)"),
                     "\(extra): \(result.stderr)")

@@ -19,6 +19,10 @@ enum ValueKind: Sendable, Equatable {
     case saveID
     case command
     case choices([String])
+    /// `NAME=`: the chosen camera's control names.
+    case control
+    /// `WxH`: the chosen camera's frame sizes.
+    case size
 }
 
 struct OptionSpec: Sendable {
@@ -28,6 +32,9 @@ struct OptionSpec: Sendable {
     var value: String?
     var help: String
     var kind: ValueKind = .none
+    /// May be given more than once (`--set`), each value kept. Any other option with a value
+    /// given twice is a usage error naming both values, not the last one silently taken.
+    var repeatable = false
 
     /// The name the parsers switch on: the long one.
     var id: String { names.last ?? "" }
@@ -86,7 +93,7 @@ enum CommandTable {
                            help: "/dev/videoN, N, a /dev/v4l/by-id name, 'pattern' (the built-in test pattern), file:PATH (a JPEG, saved as it is unless -r, --crop or -q change it; or a PNG) or an http(s):// URL (downloaded once, then cached). (default: the first camera)",
                            kind: .source),
                 OptionSpec(names: ["-r", "--resolution"], value: "<WxH>",
-                           help: "Frame size; for a file or URL, the box it is scaled down into, aspect kept. (default: a camera's largest; the pattern's 1280x720)", kind: .text),
+                           help: "Frame size; for a file or URL, the box it is scaled down into, aspect kept. (default: a camera's largest; the pattern's 1280x720)", kind: .size),
                 OptionSpec(names: ["-f", "--format"], value: "<fmt>",
                            help: "auto (MJPEG, else YUYV, else converted), mjpeg, yuyv or a fourcc such as NV12. (default: auto)",
                            kind: .choices(["auto", "mjpeg", "yuyv", "nv12", "yu12", "rgb3"])),
@@ -99,7 +106,8 @@ enum CommandTable {
                 OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
                 OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame, or for the next byte of a download. (default: 5s)", kind: .text),
                 OptionSpec(names: ["--set"], value: "<name=value>",
-                           help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .text),
+                           help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .control,
+                           repeatable: true),
                 OptionSpec(names: ["--max-pixels"], value: "<n>",
                            help: "Largest picture decoded, against files that claim absurd sizes; over it: exit 65. (default: 100000000)",
                            kind: .text),
@@ -128,6 +136,8 @@ enum CommandTable {
                            help: "Writers saving at once, 1 to 64, each its own files: a device that works in parallel (SSD, NVMe, a network share) at its real rate. (default: 1)",
                            kind: .text),
                 OptionSpec(names: ["--overwrite"], help: "Replace existing files (never done otherwise)."),
+                OptionSpec(names: ["--stats"],
+                           help: "Print the storage figures even for one photo: saves/s, MB/s (the bytes saved over the saving time: writing, naming and recording the files, not the capture or the pauses), save latency percentiles, the run's number. (default: for more than one save; one photo is one line, its path)"),
                 database,
             ]),
         ],
@@ -208,14 +218,21 @@ enum CommandTable {
 
     static let list = CommandSpec(
         name: "list", abstract: "Runs, newest first; or one run's saves.",
-        usage: ["camroll list [--run <id>] [--limit <n>] [--json | --csv]"],
-        overview: "The runs in the catalog, newest first: status, device, saves, bytes, MB/s; with --run, that run's saves.",
+        usage: ["camroll list [--run <id>] [--limit <n> | --all] [--utc] [--bytes] [--json | --csv]"],
+        overview: "The runs in the catalog, newest first: when, status, device, files saved, their size, MB/s (the bytes saved over the saving time) and the first file; with --run, that run's saves.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "List this run's saves instead of the runs.", kind: .runID),
             OptionSpec(names: ["--limit"], value: "<n>", help: "At most this many rows (the newest runs, the first saves).", kind: .text),
+            OptionSpec(names: ["--all"], help: "Every run. (default: the newest that fit the screen; --json and --csv list them all)"),
+            OptionSpec(names: ["--utc"], help: "Times in UTC as the catalog keeps them, not local time (--json and --csv always)."),
+            OptionSpec(names: ["--bytes"], help: "Sizes in bytes, not kB/MB/GB (--json and --csv always)."),
             OptionSpec(names: ["--csv"], help: "Comma-separated values, with a header line."),
             database,
-        ])])
+        ])],
+        discussion: """
+            The table fits the terminal (COLUMNS and LINES where set; 80x24 when stdout is not a
+            terminal): the first file's path is shortened from the left, with "…".
+            """)
 
     static let show = CommandSpec(
         name: "show", abstract: "One run or capture in full, with its thumbnail.",
@@ -253,13 +270,15 @@ enum CommandTable {
 
     static let delete = CommandSpec(
         name: "delete", abstract: "Delete files and mark their rows, together.",
-        usage: ["camroll delete --save <id> | --capture <id> | --run <id> [--force]"],
+        usage: ["camroll delete --save <id> | --capture <id> | --run <id> [--force] [--dry-run]"],
         overview: "Deletes saved files and marks their rows deleted, in batches, so that any stop leaves catalog and disk in agreement.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--save"], value: "<id>", help: "Delete this save's file.", kind: .saveID),
             OptionSpec(names: ["--capture"], value: "<id>", help: "Delete every file of this capture.", kind: .captureID),
             OptionSpec(names: ["--run"], value: "<id>", help: "Delete every file of this run.", kind: .runID),
             OptionSpec(names: ["--force"], help: "Delete files even when they no longer match their recorded content."),
+            OptionSpec(names: ["--dry-run"],
+                       help: "List the files that would be deleted (and those that would be kept, and why); delete nothing, change no row."),
             database,
         ])],
         discussion: """
@@ -270,7 +289,7 @@ enum CommandTable {
     static let stats = CommandSpec(
         name: "stats", abstract: "Throughput, latency percentiles and histogram.",
         usage: ["camroll stats [--run <id>] [--plot <file.svg|file.png>] [--json]"],
-        overview: "Saves/s and MB/s over each run's own time, save latency min/p50/p95/p99/max and a histogram, and the throughput of the run (the newest, or --run) over its time.",
+        overview: "Saves/s and MB/s (the bytes saved over each run's saving time: writing, naming and recording its files, not capturing or pausing; the figures of snap's summary), save latency min/p50/p95/p99/max and a histogram (its counts on a log scale), and the throughput of the run (the newest, or --run) over its time. Every save a run made counts, whatever became of its file since.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID),
             OptionSpec(names: ["--plot"], value: "<file.svg|file.png>",

@@ -65,6 +65,8 @@ public struct SnapOptions: Sendable {
     /// `--direct`: write with O_DIRECT, past the page cache.
     public var direct = false
     public var overwrite = false
+    /// `--stats`: the storage figures in the summary even for one save.
+    public var stats = false
     public var maxBytes: Int?
     /// The largest picture decoded (`--max-pixels`), against files that claim absurd sizes.
     public var maxPixels = JPEGDecoder.defaultMaxPixels
@@ -162,6 +164,7 @@ public struct SnapOptions: Sendable {
             case "--direct": options.direct = true
             case "--jobs": options.jobs = try ValueParser.integer(value, option: name, range: 1...64)
             case "--overwrite": options.overwrite = true
+            case "--stats": options.stats = true
             case "--max-bytes": options.maxBytes = try ValueParser.size(value, option: name)
             case "--max-pixels": options.maxPixels = try ValueParser.integer(value, option: name, range: 1...100_000_000_000)
             case "--thumbnail":

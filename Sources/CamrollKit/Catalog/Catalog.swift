@@ -456,33 +456,61 @@ public final class Catalog {
         }
     }
 
-    /// How a run ended: its status, the error that ended it (if one did), when.
+    /// What a run saved, as its summary counts it: `runs.saved_count`, `saved_bytes` and
+    /// `saving_us`. Its MB/s is `bytes` over `savingMicroseconds` (`RunFigures`), wherever it
+    /// is shown.
+    public struct RunTotals: Sendable, Equatable {
+        public var saves: Int
+        public var bytes: Int
+        /// Time spent saving (writing, naming, recording), not capturing or pausing.
+        public var savingMicroseconds: Int
+
+        public init(saves: Int, bytes: Int, savingMicroseconds: Int) {
+            self.saves = saves
+            self.bytes = bytes
+            self.savingMicroseconds = savingMicroseconds
+        }
+    }
+
+    /// How a run ended: its status, the error that ended it (if one did), when, and what it
+    /// saved (nil where that is not known: a run closed by `verify --repair`).
     public struct RunEnd: Sendable {
         public var id: Int
         public var status: RunStatus
         public var error: String?
         public var at: Date
+        public var totals: RunTotals?
 
-        public init(id: Int, status: RunStatus, error: String?, at: Date = Date()) {
+        public init(id: Int, status: RunStatus, error: String?, at: Date = Date(), totals: RunTotals? = nil) {
             self.id = id
             self.status = status
             self.error = error
             self.at = at
+            self.totals = totals
         }
     }
 
-    public func finishRun(_ id: Int, status: RunStatus, error: String?, at: Date = Date()) throws {
-        try userErrors { try updateRunEnd(RunEnd(id: id, status: status, error: error, at: at)) }
+    public func finishRun(_ id: Int, status: RunStatus, error: String?, at: Date = Date(), totals: RunTotals? = nil) throws {
+        try userErrors { try updateRunEnd(RunEnd(id: id, status: status, error: error, at: at, totals: totals)) }
     }
 
     private func updateRunEnd(_ end: RunEnd) throws {
         try runEndUpdate()
-            .bind(.text(end.status.rawValue), .optional(end.error), .text(Timestamp.iso8601(end.at)), .int(end.id))
+            .bind(.text(end.status.rawValue), .optional(end.error), .text(Timestamp.iso8601(end.at)),
+                  .optional(end.totals?.saves), .optional(end.totals?.bytes), .optional(end.totals?.savingMicroseconds),
+                  .int(end.id))
             .run()
     }
 
+    /// A run's totals are written, never cleared: a run closed again without them keeps those it has.
     private func runEndUpdate() throws -> Statement {
-        try kept(&updateRunEnd, "UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?")
+        try kept(
+            &updateRunEnd,
+            """
+            UPDATE runs SET status = ?, error = ?, finished_at = ?, saved_count = coalesce(?, saved_count),
+                            saved_bytes = coalesce(?, saved_bytes), saving_us = coalesce(?, saving_us)
+            WHERE id = ?
+            """)
     }
 
     /// The statement kept in `slot`, prepared from `sql` and kept there the first time.

@@ -74,7 +74,9 @@ class Pick:
         self.database = os.path.join(self.directory, "c.sqlite3")
         self.stdout_path = stdout_file or os.path.join(self.directory, "stdout")
         self.stderr_path = os.path.join(self.directory, "stderr")
-        source = [] if "-d" in arguments else ["-d", "pattern", "-r", "640x480"]
+        # The defaults a test does not give itself (an option given twice is a usage error).
+        source = [] if "-d" in arguments else ["-d", "pattern"]
+        source += [] if "-r" in arguments else ["-r", "640x480"]
         command = [test.camroll, "pick", "--window"] + source + ["--db", self.database] + arguments
         if "-o" not in arguments:
             command += ["-o", os.path.join(self.directory, "out", "{seq}.jpg")]

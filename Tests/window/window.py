@@ -114,6 +114,27 @@ class Pick:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return path
 
+    def windows(self):
+        """The visible windows of the process: its own, and a menu or popover while one is open."""
+        return subprocess.run(["xdotool", "search", "--onlyvisible", "--pid", str(self.process.pid)],
+                              env=self.test.display.env, capture_output=True, text=True).stdout.split()
+
+    def held(self):
+        """Whether the window shows a still picture: two screenshots 0.4 s apart are equal (the
+        live pattern's frame counter changes every frame)."""
+        first = self.screenshot("held-1")
+        time.sleep(0.4)
+        return not pixels_differ(first, self.screenshot("held-2"))
+
+    def shutter(self):
+        """Space, then the shot held for review (however long a loaded machine takes to show it)."""
+        self.key("space")
+        wait_until(self.held, "the shot held for review after the shutter")
+
+    def use(self):
+        """Enter in the review: Use Photo (the last key of the window's life)."""
+        self.key("Return", last=True)
+
     def close(self):
         subprocess.run([self.test.display.closer, self.window], env=self.test.display.env, check=True)
 
@@ -145,6 +166,23 @@ class Pick:
         return sorted(glob.glob(os.path.join(self.directory, "out", "*.jpg")))
 
 
+def wait_until(condition, what, timeout=20):
+    """Polls `condition` until it holds: the tests wait on what the window shows, never on a
+    fixed time, so that a loaded machine is only slower."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise Failure(f"{what}: not within {timeout} s")
+
+
+def red(path, x, y=200):
+    """The red of one pixel of a screenshot, 0-255."""
+    return int(subprocess.run(["convert", path, "-crop", f"1x1+{x}+{y}", "-format", "%[fx:int(255*r)]", "info:"],
+                              capture_output=True, text=True).stdout)
+
+
 def pixels_differ(first, second):
     compared = subprocess.run(["compare", "-metric", "AE", first, second, "null:"], capture_output=True, text=True)
     return float(compared.stderr.split()[0]) > 0
@@ -162,12 +200,9 @@ def live_preview_then_space_and_enter_saves_and_prints_only_the_path(test):
     time.sleep(0.5)
     second = pick.screenshot("live2")
     check(pixels_differ(first, second), "the preview does not move: two screenshots half a second apart are equal")
-    pick.key("space")
-    time.sleep(0.8)
-    review = pick.screenshot("review")
-    time.sleep(0.5)
-    check(not pixels_differ(review, pick.screenshot("review2")), "the shot held for review still changes")
-    pick.key("Return", last=True)
+    # The shot is held for review: the screen stops changing.
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
     files = pick.files()
     check(len(files) == 1 and decodes(files[0]), f"files: {files}")
@@ -180,13 +215,11 @@ def live_preview_then_space_and_enter_saves_and_prints_only_the_path(test):
 def r_retakes_and_the_second_shot_is_saved(test):
     pick = Pick(test, [])
     pick.find_window()
-    pick.key("space")
-    time.sleep(0.6)
+    pick.shutter()
     pick.key("r")
-    time.sleep(0.8)
-    pick.key("space")
-    time.sleep(0.6)
-    pick.key("Return", last=True)
+    wait_until(lambda: not pick.held(), "the preview live again after r")
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
     shots = pick.shutter_frames()
     check(len(shots) == 2 and shots[1] > shots[0], f"shots: {shots}")
@@ -223,8 +256,7 @@ def closing_the_window_cancels(test):
 def closing_the_window_in_review_cancels(test):
     pick = Pick(test, [])
     pick.find_window()
-    pick.key("space")
-    time.sleep(0.5)
+    pick.shutter()
     pick.close()
     check_cancelled(pick)
 
@@ -237,8 +269,8 @@ def the_timer_takes_the_photo_three_seconds_after_the_shutter(test):
     pick.key("space")
     time.sleep(1.5)
     counting = pick.screenshot("countdown")
-    time.sleep(2.8)
-    pick.key("Return", last=True)
+    wait_until(pick.held, "the timer's shot held for review")
+    pick.use()
     check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
     captured = pick.rows("SELECT captured_at FROM captures")[0][0]
     taken = datetime.fromisoformat(captured.replace("Z", "+00:00"))
@@ -263,9 +295,8 @@ def a_second_press_stops_the_countdown(test):
 def twenty_saves_show_progress_and_print_twenty_paths(test):
     pick = Pick(test, ["-n", "20", "--stamp"])
     pick.find_window()
-    pick.key("space")
-    time.sleep(0.5)
-    pick.key("Return", last=True)
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
     lines = pick.stdout().decode().splitlines()
     files = pick.files()
@@ -279,13 +310,12 @@ def the_progress_bar_shows_and_cancel_stops_the_saves(test):
     # Enough saves, each synced, to look at the window while they run.
     pick = Pick(test, ["-n", "100000", "--stamp", "--fsync", "-r", "320x240"])
     pick.find_window()
-    pick.key("space")
-    time.sleep(0.5)
+    pick.shutter()
     before = pick.screenshot("before-saving")
     pick.key("Return")
-    time.sleep(2.0)
-    saving = pick.screenshot("saving")
-    check(pixels_differ(before, saving), "the window did not change for the saves")
+    # The progress bar in place of the review's buttons.
+    wait_until(lambda: pixels_differ(before, pick.screenshot("saving")), "the window changed for the saves")
+    time.sleep(1.0)
     pick.key("Escape", last=True)
     status = pick.wait(timeout=60)
     check(status == 130, f"exit {status}: {pick.stderr()}")
@@ -302,15 +332,17 @@ def the_size_menu_from_the_keyboard_reopens_the_source_at_that_size(test):
     pick.find_window()
     # Tab to the size menu (the camera menu is hidden with the pattern alone), open it, the
     # next size, chosen; then the shutter.
+    # The menu's list is a window of its own while it is open; the picture, 16:9 after the
+    # change, no longer leaves the window's sides empty (4:3 in the 960x640 window did).
     pick.key("Tab")
     time.sleep(0.3)
     pick.key("space")
-    time.sleep(0.6)
+    wait_until(lambda: len(pick.windows()) == 2, "the size menu open")
     pick.key("Down", "Return")
-    time.sleep(1.0)
-    pick.key("space")
-    time.sleep(0.6)
-    pick.key("Return", last=True)
+    wait_until(lambda: len(pick.windows()) == 1, "the size menu closed")
+    wait_until(lambda: red(pick.screenshot("resized"), 40, 200) > 150, "the picture 16:9 after the size's change")
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
     check(pick.rows("SELECT width, height FROM captures") == [(1280, 720)], f"captured {pick.rows('SELECT width, height FROM captures')}")
 
@@ -319,9 +351,8 @@ def the_size_menu_from_the_keyboard_reopens_the_source_at_that_size(test):
 def json_is_one_object(test):
     pick = Pick(test, ["--json"])
     pick.find_window()
-    pick.key("space")
-    time.sleep(0.5)
-    pick.key("Return", last=True)
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
     text = pick.stdout().decode()
     check(text.count("\n") == 1, f"stdout: {text!r}")
@@ -343,9 +374,8 @@ def dash_o_gives_the_jpeg_on_stdout_with_the_catalogs_hash(test):
     photo = os.path.join(directory, "x.jpg")
     pick = Pick(test, ["-o", "-"], stdout_file=photo)
     pick.find_window()
-    pick.key("space")
-    time.sleep(0.5)
-    pick.key("Return", last=True)
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, f"exit {pick.process.returncode}: {pick.stderr()}")
     check(decodes(photo), "stdout is not a JPEG")
     digest = subprocess.run(["xxhsum", "-H2", photo], capture_output=True, text=True).stdout.split()[0]
@@ -361,19 +391,15 @@ def m_mirrors_the_preview_only(test):
     pick.find_window()
     plain = pick.screenshot("plain")
     pick.key("m")
-    time.sleep(0.5)
-    mirrored = pick.screenshot("mirrored")
     # The colour bars run the other way: the first column's colour is the last one's.
     # The picture is centred in the window (4:3 in a wider box): x 150 is on its first bar,
     # light grey, which the mirror puts at the right; its last bar, black, comes to the left.
-    def red(path, x):
-        return int(subprocess.run(["convert", path, "-crop", f"1x1+{x}+200", "-format", "%[fx:int(255*r)]", "info:"],
-                                  capture_output=True, text=True).stdout)
-    check(red(plain, 150) > 150 and red(mirrored, 150) < 60 and red(mirrored, 810) > 150,
+    wait_until(lambda: red(pick.screenshot("mirrored"), 150) < 60, "the preview mirrored after m")
+    mirrored = pick.screenshot("mirrored")
+    check(red(plain, 150) > 150 and red(mirrored, 810) > 150,
           f"the preview is not mirrored: red {red(plain, 150)} then {red(mirrored, 150)} at the left, {red(mirrored, 810)} at the right")
-    pick.key("space")
-    time.sleep(0.5)
-    pick.key("Return", last=True)
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, pick.stderr())
     # Saved as the camera sees it: the pattern's first bar is its light grey one, on the left.
     corner = subprocess.run(["convert", pick.files()[0], "-crop", "1x1+20+100", "-format", "%[fx:int(255*r)]", "info:"],
@@ -385,9 +411,8 @@ def m_mirrors_the_preview_only(test):
 def dash_dash_mirror_saves_the_photo_mirrored(test):
     pick = Pick(test, ["--mirror"])
     pick.find_window()
-    pick.key("space")
-    time.sleep(0.5)
-    pick.key("Return", last=True)
+    pick.shutter()
+    pick.use()
     check(pick.wait() == 0, pick.stderr())
     # The pattern's last bar (black) is now on the left, its first (light grey) on the right.
     def red(x):

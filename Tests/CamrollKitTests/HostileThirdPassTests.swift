@@ -120,4 +120,13 @@ import Testing
         let alpha = 40
         #expect(Array(plain.pixels[3..<6]) == [19, 3, 0].map { UInt8(($0 * alpha + 255 * (255 - alpha) + 127) / 255) })
     }
+
+    /// A path, a URL, catalog values, EXIF Make and Model and arguments echoed in errors holding
+    /// ESC[2J, OSC 52, BEL, C1 CSI and U+202E: list, show, stats, verify, devices, delete, --csv
+    /// and twelve errors, run on a pty, write none of them raw; JSON gives the path exactly.
+    @Test func noEscapeReachesTheTerminal() throws {
+        let result = try CamrollBinary.runProgram(["/usr/bin/python3", repositoryFile("Tests/hostile/terminal_escapes.py"), CamrollBinary.path])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("0 failure(s)"), "\(result.stdout)")
+    }
 }

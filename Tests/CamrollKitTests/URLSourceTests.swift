@@ -142,8 +142,8 @@ import Testing
         ("slow", 75, "timed out"),
         ("huge", 65, "larger than 256 MB"),
         ("page.html", 65, "is not a JPEG or PNG file"),
-        // What the server says of its answer is printed with control characters as '?'.
-        ("hostile", 65, "nothing saved\nThe server sent Content-Type: text/?[31mhtml?]0;owned?.\n"),
+        // What the server says of its answer is printed with control characters escaped.
+        ("hostile", 65, "nothing saved\n" + #"The server sent Content-Type: text/\e[31mhtml\e]0;owned\x07."# + "\n"),
     ])
     func aFailedDownloadSavesNothing(path: String, status: Int32, message: String) throws {
         let dir = try TemporaryDirectory()

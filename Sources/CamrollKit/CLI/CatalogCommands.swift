@@ -162,7 +162,7 @@ struct CatalogCommands {
                 """
         }
         try Table.stream(catalog.database, sql, as: global.json ? .json : csv ? .csv : .text) { text in
-            console.out(text)
+            if global.json { console.outRaw(text) } else { console.out(text) }
             return !Console.stdoutHasFailed
         }
         return .success
@@ -194,7 +194,7 @@ struct CatalogCommands {
             WHERE c.\(captureFilter) GROUP BY s.status
             """)
         if global.json {
-            console.out(JSONLine.encode([
+            console.outRaw(JSONLine.encode([
                 "run": runTable.objects().first ?? [:], "captures": captures.objects(), "saves": statuses.objects(),
             ] as [String: Any]))
             return .success
@@ -202,7 +202,7 @@ struct CatalogCommands {
         let text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
         console.out(text)
         do {
-            if let picture = try picture(catalog, filter: captureFilter) { console.out("\n" + picture) }
+            if let picture = try picture(catalog, filter: captureFilter) { console.outRaw("\n" + picture) }
         } catch let error as CamrollError {
             // The rows are what was asked for; a picture that cannot be drawn is a warning.
             console.warning(error.message + (error.hint.map { " (\($0))" } ?? ""))
@@ -293,12 +293,12 @@ struct CatalogCommands {
                                       "deletions_finished": repaired.deletionsFinished, "unrecognized_files": repaired.unrecognizedFiles,
                                       "empty_unrecognized_files": repaired.emptyUnrecognizedFiles]
             }
-            console.out(JSONLine.encode(object))
+            console.outRaw(JSONLine.encode(object))
         } else if !global.quiet {
             // The problems in chunks (millions of lines when a card is missing), the summary after.
             var text = ""
             for problem in report.problems {
-                text += "\(problem.outcome.rawValue): \(problem.path): \(problem.detail)\n"
+                text += "\(problem.outcome.rawValue): \(problem.path.printable): \(problem.detail)\n"
                 if text.utf8.count >= 1 << 16 {
                     console.out(text)
                     text = ""
@@ -601,7 +601,7 @@ struct CatalogCommands {
                 "histogram": histogram.buckets.map { ["le_us": $0.upper, "count": $0.count] },
             ]
             if let plotted { object["plot"] = plotted }
-            console.out(JSONLine.encode(object))
+            console.outRaw(JSONLine.encode(object))
             return .success
         }
         var text = "\(durations.count) saves, \(Units.bytes(bytes)) over \(Units.duration(microseconds: Int(min(span, 1e12) * 1e6))): "

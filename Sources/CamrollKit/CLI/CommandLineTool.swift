@@ -82,7 +82,7 @@ public enum CommandLineTool {
             let failure = (error as? CamrollError)
                 ?? CamrollError(.failure, (error as? DatabaseError).map { "catalog: \($0.message)" } ?? "\(error)")
             console.error(failure.message, hint: failure.hint)
-            if jsonErrors { console.out(jsonError(failure)) }
+            if jsonErrors { console.outRaw(jsonError(failure)) }
             return failure.exitCode
         }
     }

@@ -132,7 +132,7 @@ struct SnapCommand {
         }
         if let failure {
             console.error(failure.message, hint: failure.hint)
-            if options.global.json { console.out(CommandLineTool.jsonError(failure)) }
+            if options.global.json { console.outRaw(CommandLineTool.jsonError(failure)) }
             return failure.exitCode
         }
         if summary.status == .cancelled {

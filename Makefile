@@ -12,7 +12,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test unit-test hostile vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -82,6 +82,15 @@ unit-test: test-deps
 ROUNDS ?= 500
 interrupt: build
 	python3 Tests/interrupt/interrupt.py --rounds $(ROUNDS)
+
+# Hostile text, directories and signals against the built binary: terminal escapes in every
+# printing command (on a pty), directories swapped for links mid-run and mid-delete at a random
+# moment (SWAP_ROUNDS), signals at random moments from the first millisecond (SIGNAL_RUNS a band).
+SWAP_ROUNDS ?= 200
+SIGNAL_RUNS ?= 500
+hostile: build test-deps
+	python3 Tests/hostile/terminal_escapes.py .build/debug/camroll
+	python3 Tests/hostile/directory_swaps.py .build/debug/camroll --rounds $(SWAP_ROUNDS)
 
 # The whole binary run with random options and values, mostly valid, some hostile: no trap,
 # hang, failure without a message or error with status 0 (a new seed each time; the seed is

@@ -129,4 +129,111 @@ import Testing
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("0 failure(s)"), "\(result.stdout)")
     }
+
+    /// Every file under `directory`, recursively, not following links.
+    static func files(under directory: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+        return walker.compactMap { $0 as? String }.filter { name in
+            var status = stat()
+            return lstat(directory + "/" + name, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        }
+    }
+
+    /// `snap -o 'sw/{seq/1000}/{seq}.jpg'` while `sw` is moved away and a link to another
+    /// directory put in its place: the run stops (73) at the next directory it moves into, and
+    /// not one file goes to the other directory. With --jobs 4 too.
+    @Test(arguments: [1, 4]) func aDirectorySwappedForALinkMidRunIsNotFollowed(jobs: Int) throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.file("elsewhere"), withIntermediateDirectories: true)
+        let process = CamrollBinary.process(
+            ["-d", "pattern", "-r", "64x48", "-n", "20000", "--jobs", String(jobs), "-o", dir.file("sw") + "/{seq/1000}/{seq}.jpg",
+             "--db", dir.file("c.db"), "--no-progress"])
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // Once the second group's directory is there (`sw/002`), the swap.
+        var waited = 0
+        func groups() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: dir.file("sw")))?.count ?? 0 }
+        while groups() < 2 && waited < 20_000 && process.isRunning {
+            usleep(1000)
+            waited += 1
+        }
+        #expect(rename(dir.file("sw"), dir.file("sw.old")) == 0)
+        #expect(symlink(dir.file("elsewhere"), dir.file("sw")) == 0)
+        process.waitUntilExit()
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 73, "\(stderr)")
+        #expect(stderr.contains("camroll: error: the output directory \(dir.file("sw")) was replaced during the run"), "\(stderr)")
+        #expect(Self.files(under: dir.file("elsewhere")).isEmpty)
+        #expect(Self.files(under: dir.file("sw.old")).count >= 1000)
+    }
+
+    /// A link planted in the tree before the run (`t/02 -> ../other`) is not followed either.
+    @Test(arguments: [1, 4]) func aLinkPlantedInTheOutputTreeIsNotFollowed(jobs: Int) throws {
+        let dir = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir.file("t"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir.file("other"), withIntermediateDirectories: true)
+        #expect(symlink("../other", dir.file("t/02")) == 0)
+        let result = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48", "-n", "3000", "--jobs", String(jobs), "-o", dir.file("t") + "/{seq/1000}/{seq}.jpg",
+             "--db", dir.file("c.db"), "--no-progress"])
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("camroll: error: cannot save under \(dir.file("t/02")): it is a symbolic link"), "\(result.stderr)")
+        #expect(Self.files(under: dir.file("other")).isEmpty)
+        #expect(Self.files(under: dir.file("t")).count == 1000)
+        // Every save recorded its directory.
+        let catalog = try CatalogReader(dir.file("c.db"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE directory_inode IS NULL") == 0)
+    }
+
+    /// `mv d d.real; ln -s victim d; camroll delete --run 1 [--force]` once unlinked five
+    /// unrelated files in `victim`: now nothing there is touched, the rows stay `saved`, and
+    /// the message says why; once the directory is back, the delete goes through.
+    @Test(arguments: [false, true]) func deleteNeverUnlinksThroughASwappedDirectory(force: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let saved = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "64x48", "-n", "5", "-o", dir.file("d") + "/{seq}.jpg", "--db", dir.file("c.db"), "--quiet"])
+        #expect(saved.status == 0, "\(saved.stderr)")
+        try FileManager.default.createDirectory(atPath: dir.file("victim"), withIntermediateDirectories: true)
+        for seq in 1...5 {
+            // Unrelated files, and one exactly like a save (the content check alone would pass it).
+            if seq == 5 {
+                try FileManager.default.copyItem(atPath: dir.file("d/5.jpg"), toPath: dir.file("victim/5.jpg"))
+            } else {
+                try Data("not a photo \(seq)".utf8).write(to: URL(fileURLWithPath: dir.file("victim/\(seq).jpg")))
+            }
+        }
+        #expect(rename(dir.file("d"), dir.file("d.real")) == 0)
+        #expect(symlink(dir.file("victim"), dir.file("d")) == 0)
+        let refused = try CamrollBinary.run(["delete", "--run", "1", "--db", dir.file("c.db")] + (force ? ["--force"] : []))
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix(
+            "camroll: error: 5 file(s) kept: \(dir.file("d")) is not the directory its run saved into: it is a symbolic link to another directory"),
+            "\(refused.stderr)")
+        #expect(!refused.stderr.contains("Use --force"))
+        #expect(Self.files(under: dir.file("victim")).count == 5)
+        #expect(Self.files(under: dir.file("d.real")).count == 5)
+        let catalog = try CatalogReader(dir.file("c.db"))
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 5)
+        // Back in place, the same directory: deleted.
+        #expect(unlink(dir.file("d")) == 0 && rename(dir.file("d.real"), dir.file("d")) == 0)
+        let deleted = try CamrollBinary.run(["delete", "--run", "1", "--db", dir.file("c.db")] + (force ? ["--force"] : []))
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(Self.files(under: dir.file("d")).isEmpty && Self.files(under: dir.file("victim")).count == 5)
+    }
+
+    /// `delete --force` of a save whose path is now a symbolic link once said "Use --force".
+    @Test func deleteOfASaveReplacedByALinkSaysWhatItIs() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("a.jpg"), "--db", dir.file("c.db"), "--quiet"]).status == 0)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: dir.file("target.jpg")))
+        #expect(unlink(dir.file("a.jpg")) == 0 && symlink(dir.file("target.jpg"), dir.file("a.jpg")) == 0)
+        let result = try CamrollBinary.run(["delete", "--run", "1", "--force", "--db", dir.file("c.db")])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("camroll: error: 1 path(s) kept, not being a file camroll saved any more: \(dir.file("a.jpg")) (a symbolic link)"),
+                "\(result.stderr)")
+        #expect(!result.stderr.contains("Use --force"))
+        #expect(FileManager.default.fileExists(atPath: dir.file("target.jpg")))
+    }
 }

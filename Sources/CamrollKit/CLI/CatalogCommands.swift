@@ -363,6 +363,8 @@ struct CatalogCommands {
         var bytes: Int
         var hash: String
         var status: String
+        /// The directory it was saved into, where its row says.
+        var directory: FileIdentity?
     }
 
     /// What happened to each file `delete` was asked to remove.
@@ -374,6 +376,12 @@ struct CatalogCommands {
         var takenByAnother = 0
         var takenOver = 0
         var refused: [String] = []
+        /// Paths that are not a regular file (a symbolic link, a FIFO…): kept, --force or not.
+        var notFiles: [String] = []
+        /// Files whose directory is not the one their run saved into (kept, --force or not), and
+        /// why, a directory at a time.
+        var elsewhere = 0
+        var elsewhereDirectories: [String] = []
     }
 
     /// Removes files and marks their rows, in batches, so that any stop leaves catalog and disk
@@ -419,7 +427,8 @@ struct CatalogCommands {
         }
         // In the order of the saves' ids, as verify reads them (see Verifier.RowQuery.batch).
         let next = try catalog.database.prepare(
-            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status FROM saves s CROSS JOIN captures c ON c.id = s.capture_id "
+            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, s.directory_device, s.directory_inode "
+                + "FROM saves s CROSS JOIN captures c ON c.id = s.capture_id "
                 + "WHERE \(filter) AND (\(statuses)) AND s.id <= \(last) AND s.id > ? ORDER BY s.id LIMIT \(Self.deleteBatch)")
         var tally = DeleteTally()
         var done = 0
@@ -428,8 +437,10 @@ struct CatalogCommands {
             var batch: [DeleteTarget] = []
             try next.bind(.int(after))
             while try next.step() {
+                let directory = next.isNull(5) || next.isNull(6)
+                    ? nil : FileIdentity(device: UInt64(bitPattern: Int64(next.int(5))), inode: UInt64(bitPattern: Int64(next.int(6))))
                 batch.append(DeleteTarget(id: next.int(0), path: next.text(1) ?? "", bytes: next.int(2),
-                                          hash: next.text(3) ?? "", status: next.text(4) ?? ""))
+                                          hash: next.text(3) ?? "", status: next.text(4) ?? "", directory: directory))
             }
             guard let last = batch.last else { break }
             after = last.id
@@ -444,11 +455,24 @@ struct CatalogCommands {
             if tally.takenOver > 0 { text += "; \(tally.takenOver) path(s) now hold a later save's file (kept)" }
             console.out(text + "\n")
         }
-        if !tally.refused.isEmpty {
-            console.error("\(tally.refused.count) file(s) no longer match their recorded content and were kept: \(tally.refused.prefix(3).joined(separator: ", "))\(tally.refused.count > 3 ? ", …" : "")",
-                          hint: "Use --force to delete them anyway.")
-            return .failure
+        func some(_ paths: [String]) -> String { paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "") }
+        if let first = tally.elsewhereDirectories.first {
+            let others = tally.elsewhereDirectories.count - 1
+            console.error(
+                "\(tally.elsewhere) file(s) kept: \(first)" + (others > 0 ? " (and \(others) other director\(others == 1 ? "y" : "ies"))" : ""),
+                hint: "camroll deletes a file only in the directory it saved it into, with --force or without. "
+                    + "If the files there are the ones to delete, remove them yourself.")
         }
+        if !tally.notFiles.isEmpty {
+            console.error(
+                "\(tally.notFiles.count) path(s) kept, not being a file camroll saved any more: \(some(tally.notFiles))",
+                hint: "camroll never deletes what is not a regular file, with --force or without; remove it yourself if it is yours.")
+        }
+        if !tally.refused.isEmpty {
+            console.error("\(tally.refused.count) file(s) no longer match their recorded content and were kept: \(some(tally.refused))",
+                          hint: force ? nil : "Use --force to delete them anyway.")
+        }
+        if tally.elsewhere > 0 || !tally.notFiles.isEmpty || !tally.refused.isEmpty { return .failure }
         if cancellation.isCancelled && done < total {
             return ExitCode(cancelledBy: cancellation.signal)
         }
@@ -475,6 +499,7 @@ struct CatalogCommands {
             "SELECT 1 FROM saves WHERE path = ? AND id > ? AND status IN ('saved', 'missing', 'corrupt', 'deleting') LIMIT 1")
         var outcome: [(id: Int, status: String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let directories = SaveDirectories()
         /// Before an error ends the delete: the rows of this batch already dealt with take their
         /// outcome, the others go back to what they were.
         func restoreBatch() {
@@ -495,17 +520,37 @@ struct CatalogCommands {
                 tally.takenOver += 1
                 continue
             }
-            switch Verifier.readFile(target.path, buffer: &buffer) {
+            // Read and unlinked in its directory, and only in the one its run saved into.
+            let name = PathText.lastComponent(of: target.path)
+            let directoryFD: Int32
+            switch directories.open(PathText.directory(of: target.path), recorded: target.directory) {
+            case .directory(let fd): directoryFD = fd
+            case .missing:
+                outcome.append((target.id, "deleted"))
+                tally.alreadyMissing += 1
+                continue
+            case .elsewhere(let why):
+                outcome.append((target.id, keptStatus))
+                if target.status != "deleting" {
+                    tally.elsewhere += 1
+                    if tally.elsewhereDirectories.last != why { tally.elsewhereDirectories.append(why) }
+                }
+                continue
+            case .failed(let error):
+                restoreBatch()
+                throw CamrollError(error.accessExitCode, "cannot delete \(target.path): \(error.description)")
+            }
+            switch Verifier.readFile(target.path, in: directoryFD, name: name, buffer: &buffer) {
             case .failure(.missing):
                 outcome.append((target.id, "deleted"))
                 tally.alreadyMissing += 1
                 continue
             case .success(let (size, hash)) where size == target.bytes && hash == target.hash:
                 break
-            case .failure(.notRegular):
+            case .failure(.notRegular(let kind)):
                 // Never unlinked, even with --force: it is not a file camroll wrote.
                 outcome.append((target.id, keptStatus))
-                if target.status != "deleting" { tally.refused.append(target.path) }
+                if target.status != "deleting" { tally.notFiles.append("\(target.path) (\(kind))") }
                 continue
             case .failure(.cannotRead(let error)):
                 // Not known to have changed, nor to be what was saved: neither deleted nor refused.
@@ -518,7 +563,7 @@ struct CatalogCommands {
                     continue
                 }
             }
-            if unlink(target.path) != 0 {
+            if unlinkat(directoryFD, name, 0) != 0 {
                 // Gone between the read and the unlink: someone else removed it.
                 guard errno == ENOENT else {
                     let reason = SystemError("unlink").reason

@@ -106,6 +106,7 @@ struct SnapCommand {
         let writer = AtomicFileWriter(
             existing: options.overwrite ? .replace : options.output == nil ? .keepAndNumber : .refuse,
             sync: options.fsync, direct: options.direct)
+        if !options.toStandardOutput { writer.tree = OutputTree(root: template.fixedDirectory) }
         if options.direct && !options.global.quiet {
             // Once per directory, whichever of the jobs finds out.
             let warned = Locked<Set<String>>([])

@@ -540,6 +540,8 @@ public final class Catalog {
         public var synced: Bool
         /// Which of `--jobs` writers saved it (1…N); nil with one.
         public var job: Int? = nil
+        /// The directory it was saved into (`saves.directory_device`, `directory_inode`).
+        public var directory: FileIdentity? = nil
     }
 
     /// Inserts the `saved` rows of `saves` in one transaction, and marks `replaced` every earlier
@@ -636,7 +638,7 @@ public final class Catalog {
             let count = Self.rowsPerInsert.first { $0 <= saves.endIndex - start }!
             let statement = try savedRowsInsertion(rows: count)
             var values: [SQLValue] = []
-            values.reserveCapacity(count * 9)
+            values.reserveCapacity(count * 11)
             for save in saves[start..<start + count] {
                 // One append a value: an array literal of the nine would be allocated a row.
                 values.append(.int(save.captureID))
@@ -648,6 +650,8 @@ public final class Catalog {
                 values.append(.int(save.durationMicroseconds))
                 values.append(.int(save.synced ? 1 : 0))
                 values.append(.optional(save.job))
+                values.append(.optional(save.directory.map { Int(Int64(bitPattern: $0.device)) }))
+                values.append(.optional(save.directory.map { Int(Int64(bitPattern: $0.inode)) }))
             }
             try statement.bind(values).run()
             start += count
@@ -658,7 +662,7 @@ public final class Catalog {
         try kept(
             &insertSaves[count],
             """
-            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job)
+            INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status, job, directory_device, directory_inode)
             VALUES \(Self.savedRowValues)\(String(repeating: ", " + Self.savedRowValues, count: count - 1))
             """)
     }
@@ -667,5 +671,5 @@ public final class Catalog {
     /// fits, so that one photo's row prepares only the one-row statement (a statement prepared
     /// is SQLite's parser and code generator run, which one photo's time to its file pays).
     private static let rowsPerInsert = [64, 16, 4, 1]
-    private static let savedRowValues = "(?, ?, ?, ?, ?, ?, ?, ?, 'saved', ?)"
+    private static let savedRowValues = "(?, ?, ?, ?, ?, ?, ?, ?, 'saved', ?, ?, ?)"
 }

@@ -97,5 +97,11 @@ enum Migrations {
         """
         ALTER TABLE saves ADD COLUMN job INTEGER;
         """,
+        // 5: the device and inode of the directory a file was saved into: `delete` unlinks it
+        // only there, not through a directory swapped or linked in its place since.
+        """
+        ALTER TABLE saves ADD COLUMN directory_device INTEGER;
+        ALTER TABLE saves ADD COLUMN directory_inode INTEGER;
+        """,
     ]
 }

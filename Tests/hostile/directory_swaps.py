@@ -4,8 +4,9 @@
     directory_swaps.py BINARY [--rounds N] [--seed S]
 
 Each round is one of:
-  seq      snap -n 6000 -o 'sw/{seq/500}/{seq}.jpg', and at a random moment sw is moved away and
-           a link to another directory (holding files of its own) put in its place;
+  seq      snap -n 6000 -o 'sw/{seq/500}/{seq}.jpg', and at a random moment once the run has made
+           sw, sw is moved away and a link to another directory (holding files of its own) put in
+           its place;
   jobs     the same with --jobs 4;
   planted  a link planted in the tree before the run (sw/05 -> the other directory);
   delete   delete --run 1 (--force half the time) while d is moved away and a link to the
@@ -90,12 +91,14 @@ def round_snap(top, kind):
                "--no-progress", "--quiet"] + (["--jobs", "4"] if kind == "jobs" else [])
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if kind != "planted":
+        # From the moment the run has made sw (a link there before the run starts is the path
+        # the user named, which the run follows, as any program would).
+        deadline = time.time() + 30
+        while not os.path.isdir(sw) and process.poll() is None and time.time() < deadline:
+            time.sleep(0.0005)
         time.sleep(rng.uniform(0.0, 1.5))
-        try:
-            os.rename(sw, sw + ".old")
-            os.symlink(other, sw)
-        except FileNotFoundError:
-            os.symlink(other, sw)  # before the run made it: a link from the start
+        os.rename(sw, sw + ".old")
+        os.symlink(other, sw)
     stderr = process.communicate(timeout=300)[1]
     problems = []
     if process.returncode not in (0, 73):

@@ -623,7 +623,8 @@ public final class AtomicFileWriter {
             }
             throw CamrollError(error.outputExitCode, "cannot create directory \(failed): \(error.reason)")
         }
-        if access(directory, W_OK) != 0 {
+        // Asked of the descriptor where the tree opened one: the path may lead elsewhere by now.
+        if (opened.map { faccessat($0.fd, ".", W_OK, 0) } ?? access(directory, W_OK)) != 0 {
             let reason = SystemError("access").reason
             if let opened { close(opened.fd) }
             throw CamrollError(.cannotCreate, "cannot write to directory \(directory): \(reason)")

@@ -88,8 +88,11 @@ public final class BatchSaver: @unchecked Sendable {
             requestedCount: plan.toStandardOutput ? 0 : plan.totalSaves, requestedFrames: plan.frames,
             outputTemplate: plan.template.text)
         let sync = writers[0].sync
+        let outputDirectory = plan.template.fixedDirectory
         let runRow = recorder.begin { catalog in
             try catalog.syncEveryCommit(sync)
+            try catalog.refuseIfDamaged(runUUID: runUUID, pathPrefix: outputDirectory)
+            Trace.mark("catalog checked (catalog)")
             let id = try catalog.beginRun(run)
             Trace.mark("run row committed (catalog)")
             // Now that the run holds its lock, every file of the catalog's is there.

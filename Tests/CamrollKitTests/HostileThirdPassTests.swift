@@ -236,4 +236,132 @@ import Testing
         #expect(!result.stderr.contains("Use --force"))
         #expect(FileManager.default.fileExists(atPath: dir.file("target.jpg")))
     }
+
+    /// Writes `count` random bytes at `offset` of the file at `path`.
+    static func scribble(_ path: String, at offset: Int, count: Int) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: Data((0..<count).map { _ in UInt8.random(in: 0...255) }))
+    }
+
+    /// 8 kB of random bytes in the middle of a catalog: snap once recorded a run into it and
+    /// exited 0. Now 65 before any file is written: a small catalog is checked whole.
+    @Test func aDamagedCatalogIsRefusedBeforeAnyFileIsWritten() throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.file("c.db")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "300", "-o", dir.file("a/{seq}.jpg"), "--db", db, "--quiet"]).status == 0)
+        let size = try FileManager.default.attributesOfItem(atPath: db)[.size] as? Int ?? 0
+        #expect(size > 16384)
+        try Self.scribble(db, at: size / 2 - 4096, count: 8192)
+        let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3", "-o", dir.file("b/{seq}.jpg"), "--db", db])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("camroll: error: catalog \(db) is damaged, so nothing is saved: "), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("b")))
+    }
+
+    /// A catalog too large to check whole at every run: the pages a run's writes go through are,
+    /// so damage at the end of its saves (where the run's rows would go) is refused too, and
+    /// the check stays bounded (the trace times it).
+    @Test func aLargeCatalogDamagedWhereARunWritesIsRefused() throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.file("c.db")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "32x24", "-n", "6000", "-o", dir.file("a/{seq}.jpg"), "--db", db, "--quiet"]).status == 0)
+        let catalog = try CatalogReader(db)
+        let pages = try catalog.int("PRAGMA page_count")
+        #expect(pages > Catalog.wholeCheckPages)
+        // The last leaf of `saves` (rows are appended: the highest page of the table).
+        let lastLeaf = try catalog.int("SELECT max(pageno) FROM dbstat WHERE name = 'saves' AND pagetype = 'leaf'")
+        let timed = try CamrollBinary.run(
+            ["-d", "pattern", "-r", "32x24", "-o", dir.file("t.jpg"), "--db", db, "--quiet"], environment: ["CAMROLL_TRACE": "1"])
+        #expect(timed.status == 0, "\(timed.stderr)")
+        let line = timed.stderr.split(separator: "\n").first { $0.contains("catalog checked") } ?? ""
+        let took = Double(line.split(separator: " ").last ?? "") ?? 99
+        #expect(took < 5, "\(line)")
+        try Self.scribble(db, at: (lastLeaf - 1) * 4096 + 8, count: 3000)
+        let result = try CamrollBinary.run(["-d", "pattern", "-r", "32x24", "-o", dir.file("b/1.jpg"), "--db", db])
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.contains("is damaged, so nothing is saved"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("b")))
+    }
+
+    /// `-d ftp://…` (gopher, dict) once read as a by-id name: "no such device: /dev/v4l/by-id/ftp://…".
+    @Test(arguments: ["ftp://example.org/a.jpg", "gopher://example.org/1", "dict://u:pw@example.org/d"])
+    func anUnsupportedSchemeIsNamed(device: String) throws {
+        let result = try CamrollBinary.run(["-d", device, "--quiet"])
+        let scheme = String(device.prefix { $0 != ":" })
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("camroll: error: unsupported scheme '\(scheme)' in '"), "\(result.stderr)")
+        #expect(result.stderr.contains("camroll fetches only http:// and https://"))
+        #expect(!result.stderr.contains("pw@"))
+    }
+
+    /// A server trickling 3 bytes a second once held a download for hours; a 1 MB header was
+    /// "Out of memory", 200 000 headers "the download was cut short".
+    @Test(arguments: [
+        ("trickle", [String](), 75, "timed out, the server sending under 1024 bytes a second"),
+        ("trickle", ["--timeout", "2s"], 75, "timed out (Operation timed out after"),
+        ("bigheader", [], 76, "the server's response has a header too large to read (over 100 kB)"),
+        ("manyheaders", [], 76, "the server's response headers are over 64 kB"),
+    ])
+    func aHostileServerIsCutOffAndSaidSo(path: String, options: [String], status: Int32, message: String) throws {
+        let dir = try TemporaryDirectory()
+        let server = try URLSourceTests.Server(in: dir)
+        let begin = Date()
+        let result = try URLSourceTests.snap(dir, ["-d", server.url(path), "-o", dir.file("o.jpg"), "--no-progress"] + options)
+        #expect(result.status == status, "\(result.stderr)")
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(Date().timeIntervalSince(begin) < 15)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("o.jpg")))
+    }
+
+    /// Credentials from ~/.netrc; a password given in the URL is warned about and hidden from
+    /// /proc/PID/cmdline (what ps shows) while the run goes on.
+    @Test func credentialsComeFromNetrcAndAPasswordInArgvIsHidden() throws {
+        let dir = try TemporaryDirectory()
+        let server = try URLSourceTests.Server(in: dir)
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", server.root + "/a.jpg", "--db", dir.file("setup.db"), "--quiet"]).status == 0)
+        try FileManager.default.createDirectory(atPath: dir.file("home"), withIntermediateDirectories: true)
+        try Data("machine 127.0.0.1\nlogin netuser\npassword netsecret\n".utf8).write(to: URL(fileURLWithPath: dir.file("home/.netrc")))
+        chmod(dir.file("home/.netrc"), 0o600)
+        let fetched = try CamrollBinary.run(
+            ["-d", server.url("a.jpg"), "-o", dir.file("o.jpg"), "--db", dir.file("c.db"), "--quiet"],
+            environment: ["HOME": dir.file("home"), "XDG_CACHE_HOME": dir.file("cache"), "no_proxy": "*", "NO_PROXY": "*"])
+        #expect(fetched.status == 0, "\(fetched.stderr)")
+        #expect(server.requests.contains { $0.hasPrefix("/a.jpg 200") && $0.hasSuffix(" netuser:netsecret") }, "\(server.requests)")
+        // A password in argv: /slow keeps the run waiting while its command line is read.
+        let process = CamrollBinary.process(
+            ["-d", "http://u:topsecret@127.0.0.1:\(server.port)/slow", "-o", dir.file("s.jpg"), "--db", dir.file("c.db"), "--no-progress"],
+            environment: ["XDG_CACHE_HOME": dir.file("cache"), "no_proxy": "*", "NO_PROXY": "*"])
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var seen = 0
+        while !server.requests.contains(where: { $0.hasPrefix("/slow") }) && seen < 5000 {
+            usleep(1000)
+            seen += 1
+        }
+        let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline"))) ?? Data()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let shown = String(decoding: commandLine.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+        #expect(shown.contains("http://u:*********@127.0.0.1"), "\(shown)")
+        #expect(!shown.contains("topsecret"))
+        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(stderr.hasPrefix("camroll: warning: a password in a URL on the command line can be read by other users"), "\(stderr)")
+    }
+
+    /// `show --full` of a file over the picture limit once hinted at `--max-pixels`, which show
+    /// does not take.
+    @Test func showsHintNamesNoOptionShowLacks() throws {
+        let dir = try TemporaryDirectory()
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("a.jpg"), "--db", dir.file("c.db"), "--quiet"]).status == 0)
+        try Data(jpegClaiming(width: 60000, height: 60000)).write(to: URL(fileURLWithPath: dir.file("a.jpg")))
+        let result = try CamrollBinary.run(["show", "1", "--full", "--preview-mode", "symbols", "--color", "always", "--db", dir.file("c.db")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("60000x60000"), "\(result.stderr)")
+        #expect(!result.stderr.contains("--max-pixels"), "\(result.stderr)")
+        #expect(result.stderr.contains("show draws pictures of at most 100 megapixels"), "\(result.stderr)")
+    }
 }

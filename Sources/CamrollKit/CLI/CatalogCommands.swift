@@ -204,8 +204,12 @@ struct CatalogCommands {
         do {
             if let picture = try picture(catalog, filter: captureFilter) { console.outRaw("\n" + picture) }
         } catch let error as CamrollError {
-            // The rows are what was asked for; a picture that cannot be drawn is a warning.
-            console.warning(error.message + (error.hint.map { " (\($0))" } ?? ""))
+            // The rows are what was asked for; a picture that cannot be drawn is a warning. Its
+            // hint only where it names what show can do: `--max-pixels` is snap's.
+            let hint = error.hint?.contains("--max-pixels") == true
+                ? "show draws pictures of at most \(JPEGDecoder.pixelCount(JPEGDecoder.maxPixels)); open the file in an image viewer"
+                : error.hint
+            console.warning(error.message + (hint.map { " (\($0))" } ?? ""))
         }
         return .success
     }

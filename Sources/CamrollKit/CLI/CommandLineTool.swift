@@ -11,6 +11,13 @@ public enum CommandLineTool {
                             environment: [String: String]) -> ExitCode {
         switch utf8Arguments(count: argumentCount, argv) {
         case .success(let arguments):
+            // A password in a URL: hidden from /proc/PID/cmdline now that it is copied, and the
+            // user told that it was readable meanwhile.
+            if WebAddress.hidePasswords(count: argumentCount, argv) && !arguments.contains("--quiet") {
+                Console(environment: environment).warning(
+                    "a password in a URL on the command line can be read by other users of this machine (ps, /proc) while camroll starts; "
+                        + "put it in ~/.netrc instead (machine HOST login USER password PASSWORD), which camroll reads")
+            }
             return main(arguments: arguments, environment: environment)
         case .failure(let error):
             Console(environment: environment).error(error.message, hint: error.hint)

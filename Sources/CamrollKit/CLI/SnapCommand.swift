@@ -175,6 +175,7 @@ struct SnapCommand {
         case .url(let url):
             guard let catalog else { throw CamrollError(.failure, "the catalog must be open before a URL is fetched") }
             var fetcher = HTTPFetcher(stallSeconds: max(1, (options.timeoutMicroseconds + 999_999) / 1_000_000))
+            if options.timeoutGiven { fetcher.deadlineMilliseconds = max(1, options.timeoutMicroseconds / 1000) }
             fetcher.cancellation = cancellation
             // The live line the saving progress uses: redrawn at most ten times a second, cut to
             // the terminal's width.

@@ -5,6 +5,7 @@ BUILD_PACKAGES := pkg-config libstdc++-12-dev libturbojpeg0-dev libjpeg62-turbo-
                   libstb-dev libcurl4-openssl-dev
 TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs f2fs-tools nfs-kernel-server
+WINDOW_PACKAGES := libgtk-4-1 xvfb xauth x11-utils xdotool imagemagick weston libx11-dev jq xxhash libjpeg-turbo-progs fonts-dejavu-core
 BENCH_PACKAGES := fswebcam ffmpeg libjpeg-turbo-progs
 STORAGE_BENCH_PACKAGES := f3 fio e2fsprogs
 STARTUP_BENCH_PACKAGES := qemu-user
@@ -12,7 +13,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test unit-test hostile vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -49,7 +50,9 @@ release: deps
 STATIC_DIR := .build/static
 STATIC_BIN := $(STATIC_DIR)/release/camroll
 static: deps
-	flags=$$(packaging/static-link-flags) && swift build -c release $$flags --scratch-path $(STATIC_DIR)
+	$(call ensure_packages,dpkg-dev)
+	flags=$$(packaging/static-link-flags) && cflags=$$(packaging/static-link-flags --c-flags) && \
+		CAMROLL_C_FLAGS="$$cflags" swift build -c release $$flags --scratch-path $(STATIC_DIR)
 
 # The main job: a camera if there is one, the built-in test pattern if not; 5 saves into
 # ./demo, recorded in ./demo/catalog.sqlite3.
@@ -60,11 +63,22 @@ demo: release
 	@sqlite3 -header -column '$(DEMO_DIR)/catalog.sqlite3' \
 		"SELECT s.seq, s.path, s.bytes, s.xxh128, s.duration_us FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = (SELECT max(id) FROM runs)" 2>/dev/null || true
 
-# Everything CI runs: the Swift test suites, interruptions with repair, a sweep of random
-# options, the threaded work under ThreadSanitizer, the suites again under AddressSanitizer,
-# every fuzz target for a minute, then the real-kernel suite in qemu, and its camera scenarios
-# again under AddressSanitizer and under ThreadSanitizer.
+# The tests to run before a commit, within 15 minutes on a fresh 2-core machine, the builds
+# included: the Swift test suites, pick's window under Xvfb and Wayland, the real-kernel suite
+# in qemu, and a sample of interruptions with repair (12 rounds of the campaign `make check`
+# runs 56 of).
 test: unit-test
+	$(MAKE) window-test
+	$(MAKE) interrupt ROUNDS=12
+	$(MAKE) vm-test
+
+# Everything CI runs (.ci/run): the Swift test suites, pick's window, interruptions with repair,
+# a sweep of random options, the threaded work under ThreadSanitizer, the suites again under
+# AddressSanitizer, every fuzz target for a minute, the real-kernel suite in qemu and its camera
+# scenarios again under AddressSanitizer and under ThreadSanitizer, then README's examples on
+# the pattern source and the docs' links.
+check: unit-test
+	$(MAKE) window-test
 	$(MAKE) interrupt ROUNDS=56
 	$(MAKE) sweep SWEEP_RUNS=2000
 	$(MAKE) race
@@ -73,9 +87,28 @@ test: unit-test
 	$(MAKE) vm-test
 	$(MAKE) vm-asan
 	$(MAKE) vm-tsan
+	$(MAKE) readme-examples
+	$(MAKE) check-docs
 
 unit-test: test-deps
 	swift test
+
+# pick's window under Xvfb (and once on Wayland, under weston's headless backend), driven with
+# xdotool: the preview, shutter, retake, timer, mirror, progress, cancel and close, the result
+# on stdout; and GTK hidden, for the one-line error.
+window-test: build
+	$(call ensure_packages,$(WINDOW_PACKAGES))
+	python3 Tests/window/window.py .build/debug/camroll
+
+# The README's examples (the ```sh blocks marked <!-- example -->), run on the test pattern in a
+# temporary directory with a temporary catalog: each must exit as it says.
+readme-examples: build
+	Tests/readme/run-examples --quiet
+
+# Every link in README and docs/ leads to a file or a heading that exists, and every command
+# and option camroll's help prints is in one of those pages.
+check-docs: build
+	Tests/readme/check-docs
 
 # Random SIGINT/SIGTERM/SIGKILL/double-SIGINT/start-up/delete interruptions, then verify --repair:
 # every disagreement between catalog and disk counted before and after (all 0 after).
@@ -145,6 +178,13 @@ vm-bench: vm-deps
 bench: test-deps
 	python3 Benchmarks/bench.py
 
+# pick's window in one Xvfb run: preview rate and CPU at 1280x720, launch to the first frame on
+# screen beside ffplay, RSS after 1 and BENCH_WINDOW_MINUTES minutes of preview.
+BENCH_WINDOW_MINUTES ?= 10
+bench-window: release
+	$(call ensure_packages,$(WINDOW_PACKAGES) ffmpeg)
+	python3 Benchmarks/window.py .build/release/camroll --minutes $(BENCH_WINDOW_MINUTES)
+
 # The code a one-photo snap runs for the first time, counted under qemu-user: the blocks TCG
 # translates, per library (steady to ~2%, unlike wall times here), and the phases' times.
 bench-startup: deps
@@ -167,11 +207,16 @@ ZSHDIR := $(if $(filter /usr,$(PREFIX)),/usr/share/zsh/vendor-completions,$(PREF
 FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 # udev reads rules from /usr/lib/udev/rules.d (packages) and /etc/udev/rules.d (local admin).
 UDEVDIR := $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
+APPDIR := $(PREFIX)/share/applications
 INSTALLED := $(BINDIR)/camroll $(MANDIR)/camroll.1.gz $(BASHDIR)/camroll $(ZSHDIR)/_camroll \
-	$(FISHDIR)/camroll.fish $(UDEVDIR)/70-camroll.rules
+	$(FISHDIR)/camroll.fish $(UDEVDIR)/70-camroll.rules $(APPDIR)/camroll.desktop
 
+# The binary stripped of its symbols and debugging sections (26.6 MB → about 15 MB): what a
+# user runs needs neither, and the .deb ships it so.
+STRIP ?= strip
 install: static
 	install -Dm755 $(STATIC_BIN) $(DESTDIR)$(BINDIR)/camroll
+	$(STRIP) --strip-unneeded --remove-section=.comment --remove-section=.note $(DESTDIR)$(BINDIR)/camroll
 	install -d $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHDIR) $(DESTDIR)$(ZSHDIR) $(DESTDIR)$(FISHDIR)
 	$(STATIC_BIN) __generate man | gzip -9n > $(DESTDIR)$(MANDIR)/camroll.1.gz
 	$(STATIC_BIN) __generate bash > $(DESTDIR)$(BASHDIR)/camroll
@@ -179,6 +224,7 @@ install: static
 	$(STATIC_BIN) __generate fish > $(DESTDIR)$(FISHDIR)/camroll.fish
 	chmod 644 $(DESTDIR)$(MANDIR)/camroll.1.gz $(DESTDIR)$(BASHDIR)/camroll $(DESTDIR)$(ZSHDIR)/_camroll $(DESTDIR)$(FISHDIR)/camroll.fish
 	install -Dm644 udev/70-camroll.rules $(DESTDIR)$(UDEVDIR)/70-camroll.rules
+	install -Dm644 packaging/camroll.desktop $(DESTDIR)$(APPDIR)/camroll.desktop
 	@echo "installed camroll in $(DESTDIR)$(BINDIR). For camera access:"
 	@echo "  sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=video4linux"
 	@echo "  sudo usermod -aG video \"\$$USER\"    # then log out and in again"

@@ -320,7 +320,7 @@ static int join_bands(cpixels_jpeg_encoder *encoder, const banded_picture *pictu
 
 /* `frame` compressed whole, or, when it is large, in bands side by side (one thread a CPU),
  * then joined into one JPEG with restart markers (see join_bands): a 1920x1080 frame in four
- * bands on two CPUs took ~0.57 of the time natively, 0.53-0.71 in the VM suite (README). */
+ * bands on two CPUs took ~0.57 of the time natively, 0.53-0.71 in the VM suite (docs/benchmarks.md). */
 static int encode(cpixels_jpeg_encoder *encoder, const source *frame, int h_samp, int v_samp, int quality, uint8_t *out,
                   size_t capacity, size_t *size) {
     const band_layout layout = layout_of(frame->width, frame->height, h_samp, v_samp);

@@ -83,9 +83,14 @@ import Testing
         try Data(jpegClaiming(width: 60000, height: 60000)).write(to: URL(fileURLWithPath: dir.file("huge.jpg")))
         try FileManager.default.createDirectory(atPath: dir.file("1.jpg"), withIntermediateDirectories: false)
 
-        // Defaults first: the case's own options come later and win.
+        // Defaults for what the case does not give itself (an option given twice is an error).
         let given = testCase.arguments.map { $0.replacingOccurrences(of: "@", with: dir.path) }
-        let defaults = ["-d", "pattern", "-o", dir.file("shots/{seq}.jpg"), "--db", dir.file("c.sqlite3")]
+        var defaults: [String] = []
+        for (names, value) in [(["-d", "--device"], "pattern"), (["-o", "--output"], dir.file("shots/{seq}.jpg")),
+                               (["--db"], dir.file("c.sqlite3"))]
+        where !given.contains(where: { word in names.contains(word) || names.contains { word.hasPrefix($0 + "=") } }) {
+            defaults += [names[0], value]
+        }
         let arguments = given.first?.hasPrefix("-") == true ? defaults + given : given + defaults
 
         let result = try CamrollBinary.run(arguments)

@@ -7,8 +7,8 @@ import Testing
     /// Starts `snap -n 1000000 --json`, waits for its `start` event, then `delay` more.
     func startLongRun(in dir: TemporaryDirectory, extra: [String] = [], prefix: [String] = []) throws -> (Process, Pipe, Pipe) {
         let process = CamrollBinary.process(
-            ["snap", "-d", "pattern", "-r", "320x240", "-n", "1000000", "--json", "-o", dir.file("out/{seq}.jpg"),
-             "--db", dir.file("c.sqlite3")] + extra, prefix: prefix)
+            options(["snap", "-d", "pattern", "-r", "320x240", "-n", "1000000", "--json", "-o", dir.file("out/{seq}.jpg"),
+                     "--db", dir.file("c.sqlite3")], then: extra), prefix: prefix)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

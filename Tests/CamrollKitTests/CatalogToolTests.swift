@@ -5,8 +5,8 @@ import Testing
 /// list, show, verify, delete and stats, run as the binary against real catalogs and files.
 @Suite struct CatalogToolTests {
     func snap(_ dir: TemporaryDirectory, _ extra: [String], count: Int = 10) throws -> CamrollBinary.Result {
-        try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-n", String(count), "-o", dir.file("out/{seq}.jpg"),
-                               "--db", dir.file("c.sqlite3"), "--quiet"] + extra)
+        try CamrollBinary.run(options(["-d", "pattern", "-r", "320x240", "-n", String(count), "-o", dir.file("out/{seq}.jpg"),
+                                       "--db", dir.file("c.sqlite3"), "--quiet"], then: extra))
     }
 
     /// Makes the catalog's run look killed: its row still says running, its pid is gone, and
@@ -575,7 +575,7 @@ import Testing
     func expectFullDiskHandled(_ dir: TemporaryDirectory, output: String, arguments: [String], message: String,
                                someSaved: Bool, prefix: [String] = []) throws {
         let result = try CamrollBinary.run(
-            ["-d", "pattern", "-n", "1000", "--stamp", "-o", output, "--db", dir.file("c.sqlite3"), "--json"] + arguments,
+            options(["-d", "pattern", "-n", "1000", "--stamp", "-o", output, "--db", dir.file("c.sqlite3"), "--json"], then: arguments),
             prefix: prefix)
         let status: Int32 = 74
         #expect(result.status == status, "\(result.stderr)")

@@ -7,7 +7,7 @@ import Testing
 /// reproduced as it was found, against the built binary and real files and catalogs.
 @Suite struct HardeningTests {
     func snap(_ dir: TemporaryDirectory, _ arguments: [String], environment: [String: String] = [:]) throws -> CamrollBinary.Result {
-        try CamrollBinary.run(arguments + ["--db", dir.file("c.sqlite3")], environment: environment)
+        try CamrollBinary.run(options(arguments, adding: ["--db", dir.file("c.sqlite3")]), environment: environment)
     }
 
     func thumbnailSize(_ dir: TemporaryDirectory) throws -> JPEGDecoder.Header {

@@ -585,16 +585,19 @@ import Testing
         #expect(live.contains("s=320,v=160") && live.contains("c=160,r=40"), "\(live.prefix(60).debugDescription)")
         #expect(live.utf8.count * 20 < still.utf8.count)
         // Sixels are shown at their own size: live or not, the terminal's pixels.
-        let sixel = try TerminalPainter(requested: .sixel, environment: ["TERM": "mlterm"], color: true)
+        let sixel = try TerminalPainter(requested: .sixel, environment: ["TERM": "mlterm"], color: true, drawsSixels: { true })
         sixel.live = true
         #expect(sixel.pixelsWanted(columns: 160, rows: 40, cell: (10, 20)) == (1600, 800))
     }
 
     @Test func theTerminalDecidesTheModeUnlessOneIsAskedFor() throws {
         #expect(try TerminalPainter(requested: nil, environment: ["TERM": "xterm-kitty"], color: true).mode == .kitty)
-        #expect(try TerminalPainter(requested: nil, environment: ["TERM": "mlterm"], color: true).mode == .sixel)
+        #expect(try TerminalPainter(requested: nil, environment: ["TERM": "mlterm"], color: true, drawsSixels: { true }).mode == .sixel)
         #expect(try TerminalPainter(requested: nil, environment: ["TERM": "xterm-256color"], color: true).mode == .symbols)
-        #expect(try TerminalPainter(requested: .sixel, environment: ["TERM": "xterm-256color"], color: true).mode == .sixel)
+        #expect(try TerminalPainter(requested: .sixel, environment: ["TERM": "xterm-256color"], color: true, drawsSixels: { true }).mode == .sixel)
+        // A terminal that does not answer that it draws sixels gets colour blocks, and is told.
+        let silent = try TerminalPainter(requested: .sixel, environment: ["TERM": "mlterm"], color: true, drawsSixels: { false })
+        #expect(silent.mode == .symbols && silent.note?.contains("sixels") == true)
         let painter = try TerminalPainter(requested: .kitty, environment: [:], color: true)
         let image = RGBImage(width: 8, height: 8, pixels: [UInt8](repeating: 200, count: 192))
         let kitty = String(decoding: painter.draw(image, columns: 4, rows: 2, cell: (10, 20)), as: UTF8.self)

@@ -10,12 +10,13 @@ final class TmuxPane {
 
     /// Runs `camroll pick` with `arguments` in a `width` x `height` pane, from a shell that
     /// records the terminal's settings before and after, and the exit status (last: a test that
-    /// has seen the status reads the settings after).
+    /// has seen the status reads the settings after). Its stdout goes to the file `stdout`, as a
+    /// caller's `photo=$(camroll pick)` takes it: the pane shows what goes to the terminal.
     init(_ arguments: [String], width: Int = 100, height: Int = 30, directory: TemporaryDirectory) throws {
         self.directory = directory
-        let quoted = ([CamrollBinary.path, "pick"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
+        let quoted = ([CamrollBinary.path, "pick", "--terminal"] + arguments).map { "'" + $0 + "'" }.joined(separator: " ")
         let script = """
-            cd '\(directory.path)'; stty -a > stty.before; \(quoted); s=$?; stty -a > stty.after; \
+            cd '\(directory.path)'; stty -a > stty.before; \(quoted) > stdout; s=$?; stty -a > stty.after; \
             echo $s > status.tmp; mv status.tmp status; sleep 600
             """
         try tmux(["new-session", "-d", "-x", String(width), "-y", String(height), "sh", "-c", script])
@@ -37,6 +38,19 @@ final class TmuxPane {
         let run = try Daemon.run(["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments, output: directory.file("tmux.out"))
         guard run.status == 0 else { throw CamrollError(.failure, "tmux \(arguments.first ?? ""): \(run.output)") }
         return run.output
+    }
+
+    /// A client attached to the session from a terminal of its own (a pty from script(1)), an
+    /// xterm-256color, with tmux's `features` (`-T RGB`): as a user's outer terminal.
+    func attachClient(features: [String]) throws -> pid_t {
+        let attach = (["tmux", "-L", socket, "-f", "/dev/null"] + features + ["attach"]).joined(separator: " ")
+        // script's input held open (an end of input would reach the pane's shell as ^D); the
+        // sleep ends by itself once the test is long over.
+        let pid = try Daemon.spawn(
+            ["/bin/sh", "-c", "sleep 120 | /usr/bin/script -qfec 'stty cols 100 rows 30; TERM=xterm-256color \(attach)' /dev/null"],
+            output: directory.file("client.out"))
+        _ = try waitFor("the client attached") { _ in (try? tmux(["list-clients"]))?.isEmpty == false }
+        return pid
     }
 
     func screen() throws -> String { try tmux(["capture-pane", "-p"]) }
@@ -97,7 +111,7 @@ final class TmuxPane {
     static let pattern = ["-d", "pattern", "-r", "320x240"]
 
     func arguments(_ dir: TemporaryDirectory, _ extra: [String] = []) -> [String] {
-        Self.pattern + ["-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")] + extra
+        options(Self.pattern + ["-o", dir.file("out/{seq}.jpg"), "--db", dir.file("c.sqlite3")], then: extra)
     }
 
     @Test func thePreviewIsLiveAndTheShutterSavesTheFrameOnScreen() throws {
@@ -127,6 +141,8 @@ final class TmuxPane {
 
         let files = dir.files(in: "out", suffix: ".jpg")
         #expect(files.count == 1)
+        // The caller gets the path alone.
+        #expect(try String(contentsOfFile: dir.file("stdout"), encoding: .utf8) == (files.first ?? "") + "\n")
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 1)
         #expect(try catalog.int("SELECT frame_sequence FROM captures") == taken)
@@ -172,8 +188,10 @@ final class TmuxPane {
         try pane.keys("Enter")
         #expect(try pane.status() == 0)
         let screen = try pane.screen()
-        #expect(screen.contains("saved 50/50 files"))
+        #expect(screen.contains("saved 50 photos"))
         #expect(dir.files(in: "out", suffix: ".jpg").count == 50)
+        let paths = try String(contentsOfFile: dir.file("stdout"), encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(paths.sorted() == dir.files(in: "out", suffix: ".jpg") && paths.first?.hasSuffix("/01.jpg") == true, "\(paths)")
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'saved'") == 50)
         #expect(try catalog.int("SELECT count(DISTINCT xxh128) FROM saves") == 50)
@@ -190,6 +208,7 @@ final class TmuxPane {
         }
         #expect(try pane.status() == 130)
         #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
+        #expect(try String(contentsOfFile: dir.file("stdout"), encoding: .utf8).isEmpty)
         if FileManager.default.fileExists(atPath: dir.file("c.sqlite3")) {
             let catalog = try CatalogReader(dir.file("c.sqlite3"))
             #expect(try catalog.int("SELECT count(*) FROM runs") == 0)
@@ -218,12 +237,72 @@ final class TmuxPane {
         #expect(dir.files(in: "out", suffix: ".jpg").isEmpty)
     }
 
+    /// In tmux (COLORTERM unset, as tmux leaves it; NO_COLOR, which the tests' tmux inherits,
+    /// unset too) the preview is in 24-bit colour where the
+    /// terminal tmux draws on takes it (its RGB feature), in 256 colours where it does not.
+    @Test(arguments: [true, false])
+    func inTmuxTheOuterTerminalsColoursAreUsed(rgb: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(interactiveShellIn: dir)
+        let client = try pane.attachClient(features: rgb ? ["-T", "RGB"] : [])
+        defer { kill(client, SIGTERM) }
+        let command = ([CamrollBinary.path, "pick", "--terminal"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
+        try pane.keys("unset COLORTERM NO_COLOR; " + command, "Enter")
+        try pane.waitForLive()
+        let screen = try pane.coloredScreen()
+        let features = try pane.tmux(["list-clients", "-F", "#{client_termfeatures}"])
+        #expect(screen.contains("[38;2;") == rgb && screen.contains("[38;5;") == !rgb, "rgb \(rgb): \(features) \(screen.prefix(300))")
+        try pane.keys("q")
+    }
+
+    /// Sixels asked for where the terminal does not draw them (tmux built without them, as
+    /// Debian's is) would leave the preview blank: colour blocks instead, and a warning.
+    @Test func sixelsWhereTheyAreNotDrawnFallBackToBlocks() throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(interactiveShellIn: dir)
+        let client = try pane.attachClient(features: [])
+        defer { kill(client, SIGTERM) }
+        let command = ([CamrollBinary.path, "pick", "--terminal", "--preview-mode", "sixel"] + arguments(dir))
+            .map { "'" + $0 + "'" }.joined(separator: " ")
+        try pane.keys(command, "Enter")
+        let live = try pane.waitForLive()
+        #expect(TmuxPane.pictureLines(live).count >= 10, "\(live)")
+        try pane.keys("q")
+        try pane.waitFor("the warning") { $0.contains("does not say it draws sixels") }
+    }
+
+    /// As a caller takes a photo: `photo=$(camroll pick)` in a shell holds the path, and after a
+    /// cancel nothing, with status 130.
+    @Test(arguments: [false, true])
+    func aCommandSubstitutionGetsThePathOrNothing(cancel: Bool) throws {
+        let dir = try TemporaryDirectory()
+        let pane = try TmuxPane(interactiveShellIn: dir)
+        let command = ([CamrollBinary.path, "pick", "--terminal"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
+        try pane.keys("photo=$(" + command + "); echo $? > status.tmp; printf %s \"$photo\" > photo; mv status.tmp status", "Enter")
+        try pane.waitForLive()
+        if cancel {
+            try pane.keys("q")
+        } else {
+            try pane.keys("Space")
+            try pane.waitFor("the review") { $0.contains("taken") }
+            try pane.keys("Enter")
+        }
+        let status = try pane.status()
+        let photo = try String(contentsOfFile: dir.file("photo"), encoding: .utf8)
+        let files = dir.files(in: "out", suffix: ".jpg")
+        if cancel {
+            #expect(status == 130 && photo.isEmpty && files.isEmpty, "\(String(describing: status)) [\(photo)]")
+        } else {
+            #expect(status == 0 && files.count == 1 && photo == files.first, "\(String(describing: status)) [\(photo)]")
+        }
+    }
+
     /// Ctrl-Z in the picker stops it as a shell's job, the terminal given back as it was
     /// (before, the key was ignored); `fg` brings the live preview back, and a shot is saved.
     @Test func ctrlZSuspendsWithTheTerminalGivenBackAndFgResumes() throws {
         let dir = try TemporaryDirectory()
         let pane = try TmuxPane(interactiveShellIn: dir)
-        let command = ([CamrollBinary.path, "pick"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
+        let command = ([CamrollBinary.path, "pick", "--terminal"] + arguments(dir)).map { "'" + $0 + "'" }.joined(separator: " ")
         try pane.keys("stty -a > stty.before; " + command, "Enter")
         try pane.waitForLive()
         try pane.keys("C-z")
@@ -239,7 +318,7 @@ final class TmuxPane {
         try pane.keys("Space")
         try pane.waitFor("the shot held") { $0.contains("taken") }
         try pane.keys("Enter")
-        try pane.waitFor("the shot saved") { $0.contains("saved 1/1 files") }
+        try pane.waitFor("the shot saved") { $0.contains("saved 1 photo") }
         #expect(dir.files(in: "out", suffix: ".jpg").count == 1)
     }
 
@@ -272,15 +351,26 @@ final class TmuxPane {
             let drawn = try CamrollBinary.run(["show", "last", "--preview-mode", "symbols", "--db", database] + extra)
             #expect(drawn.status == 0, "\(extra): \(drawn.stderr)")
             let picture = drawn.stdout.split(separator: "\n").filter { $0.contains("█") }
-            // 4:3 at 80 columns of 1:2 cells: 30 rows, none wider than 80 (NO_COLOR: no escapes).
-            #expect(picture.count >= 25, "\(extra): \(picture.count) rows")
+            // 4:3 in 80x24 cells of 1:2: 23 rows (a line kept for the prompt), none wider than 80
+            // (NO_COLOR: no escapes).
+            #expect(picture.count >= 20 && picture.count <= 23, "\(extra): \(picture.count) rows")
             #expect(picture.allSatisfy { $0.count <= 80 }, "\(extra)")
         }
     }
 
-    @Test func withoutATerminalPickRefusesWith64() throws {
-        let result = try CamrollBinary.run(["pick", "-d", "pattern"])
+    @Test func withoutATerminalOrADisplayPickRefusesWith64() throws {
+        let result = try CamrollBinary.run(["pick", "-d", "pattern"], environment: ["DISPLAY": "", "WAYLAND_DISPLAY": ""])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("pick needs a terminal; use 'camroll snap' in scripts"))
+        #expect(result.stderr.contains("pick needs a display (for its window) or a terminal; there is neither"), "\(result.stderr)")
+        let terminal = try CamrollBinary.run(["pick", "-d", "pattern", "--terminal"])
+        #expect(terminal.status == 64 && terminal.stderr.contains("pick --terminal needs a terminal"), "\(terminal.stderr)")
+        // Options of snap's that pick leaves out are refused as such, and its help offers none of them.
+        for option in ["--frames", "--interval", "--fill", "--jobs", "--offline"] {
+            let refused = try CamrollBinary.run(["pick", "-d", "pattern", option] + (["--fill", "--offline"].contains(option) ? [] : ["2"]))
+            #expect(refused.status == 64 && refused.stderr.contains("'\(option)' is not an option of 'camroll pick'"), "\(option): \(refused.stderr)")
+        }
+        let help = try CamrollBinary.run(["pick", "--help"])
+        #expect(help.status == 0 && ["--frames", "--interval", "--fill", "--jobs", "--offline", "file:"].allSatisfy { !help.stdout.contains($0) }, "\(help.stdout)")
+        #expect(["--window", "--terminal", "--timer", "--mirror", "--json"].allSatisfy { help.stdout.contains($0) })
     }
 }

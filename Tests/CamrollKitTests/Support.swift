@@ -239,3 +239,39 @@ enum Daemon {
         return (status, (try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
     }
 }
+
+/// A helper's default options and a test's own: camroll refuses an option given twice (`-r
+/// 320x240 … -r 64x48`), so a default the test gives again is left out. `defaults` first, then
+/// `extra`.
+func options(_ defaults: [String], then extra: [String]) -> [String] {
+    notGiven(defaults, in: extra) + extra
+}
+
+/// `arguments` (a command first), then those of `defaults` that it does not give itself.
+func options(_ arguments: [String], adding defaults: [String]) -> [String] {
+    arguments + notGiven(defaults, in: arguments)
+}
+
+/// The options of `defaults` (each with its value) that `words` does not give, in any form:
+/// `-o X`, `--output X`, `--output=X`, `-oX`.
+private func notGiven(_ defaults: [String], in words: [String]) -> [String] {
+    func spec(_ name: String) -> OptionSpec? { CommandTable.commands.lazy.compactMap { $0.option(named: name) }.first }
+    func given(_ name: String) -> Bool {
+        let names = spec(name)?.names ?? [name]
+        return words.contains { word in
+            names.contains { option in
+                word == option || word.hasPrefix(option + "=") || (!option.hasPrefix("--") && !word.hasPrefix("--") && word.hasPrefix(option))
+            }
+        }
+    }
+    var kept: [String] = []
+    var index = 0
+    while index < defaults.count {
+        let word = defaults[index]
+        let isOption = word.hasPrefix("-") && word.count > 1
+        let span = isOption && spec(word)?.takesValue == true ? 2 : 1
+        if !(isOption && given(word)) { kept += defaults[index..<min(defaults.count, index + span)] }
+        index += span
+    }
+    return kept
+}

@@ -44,7 +44,7 @@ import Testing
     /// camroll with its cache in `dir` and no proxy between it and 127.0.0.1.
     static func snap(_ dir: TemporaryDirectory, _ arguments: [String]) throws -> CamrollBinary.Result {
         try CamrollBinary.run(
-            ["--db", dir.file("c.db")] + arguments,
+            options(["--db", dir.file("c.db")], then: arguments),
             environment: ["XDG_CACHE_HOME": dir.file("cache"), "no_proxy": "*", "NO_PROXY": "*"])
     }
 

@@ -51,7 +51,7 @@ SANITIZERS = {
 }
 # CAMROLL_VM_BASELINE=REV (a git revision, or a camroll binary): that camroll goes into the guest too, as
 # camroll-baseline, and the first-JPEG benchmark times it beside the current one. Boots differ by
-# more than most changes do (see README), so a change is measured against its baseline in one boot.
+# more than most changes do (see docs/benchmarks.md), so a change is measured against its baseline in one boot.
 BASELINE = os.environ.get("CAMROLL_VM_BASELINE", "")
 if SANITIZER and SANITIZER not in SANITIZERS:
     sys.exit(f"vm: CAMROLL_VM_SANITIZER={SANITIZER}: not one of {', '.join(SANITIZERS)}")
@@ -200,8 +200,14 @@ def build_baseline(revision):
 
 def build_static(package, scratch):
     flags = static_flags(package)
+    # The C targets' hardening flags, where the tree takes them (CAMROLL_C_FLAGS, Package.swift).
+    script = os.path.join(package, "packaging", "static-link-flags")
+    environment = dict(os.environ)
+    if os.path.exists(script) and "--c-flags" in open(script).read():
+        environment["CAMROLL_C_FLAGS"] = subprocess.run([script, "--c-flags"], capture_output=True, text=True,
+                                                        check=True).stdout.strip()
     run(["swift", "build", "-c", "release", *flags, "--scratch-path", scratch,
-         "--package-path", package], stdout=subprocess.DEVNULL)
+         "--package-path", package], stdout=subprocess.DEVNULL, env=environment)
     binary = os.path.join(scratch, "release", "camroll")
     # What the flags promise, checked on what the linker made: libraries bound at start and
     # never looked for beside the binary; the C++ library linked in where the tree says so.
@@ -210,6 +216,11 @@ def build_static(package, scratch):
         sys.exit(f"vm: {binary} has a library search path of its own or no BIND_NOW:\n{dynamic}")
     if any(flag.endswith("static-libstdc++") for flag in flags) and "libstdc++" in dynamic:
         sys.exit(f"vm: {binary} loads libstdc++ although its flags link it in:\n{dynamic}")
+    # C built with _FORTIFY_SOURCE calls glibc's checked functions (__memcpy_chk, __snprintf_chk…).
+    if "CAMROLL_C_FLAGS" in environment:
+        imported = subprocess.run(["nm", "-D", "--undefined-only", binary], capture_output=True, text=True, check=True).stdout
+        if not re.search(r"__\w+_chk\b", imported):
+            sys.exit(f"vm: {binary} calls none of glibc's checked functions although its C is built with _FORTIFY_SOURCE")
     stripped = os.path.join(scratch, "camroll.stripped")
     run(["strip", "-o", stripped, binary])
     return stripped

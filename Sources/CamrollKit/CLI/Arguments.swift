@@ -10,6 +10,8 @@ struct ArgumentScanner {
     private var index = 0
     private var optionsEnded = false
     let command: String
+    /// The options with a value given so far (by id), as typed and with their value.
+    private var given: [String: (typed: String, value: String)] = [:]
 
     init(_ arguments: [String], command: String) {
         self.arguments = arguments
@@ -55,12 +57,30 @@ struct ArgumentScanner {
         switch token {
         case .positional(let word): return .positional(word)
         case .option(let name, let inline):
-            guard let option = command.option(named: name) else { throw usageError("unknown option '\(name)'") }
+            guard let option = command.option(named: name) else {
+                // One of snap's that this command leaves out (pick's --fill, --frames): say whose it is.
+                if command.name != "snap", CommandTable.snap.option(named: name) != nil {
+                    throw CamrollError.usage(
+                        "'\(name)' is not an option of 'camroll \(command.name)'",
+                        hint: "It is one of 'camroll snap': camroll snap \(name) …; see 'camroll \(command.name) --help'.")
+                }
+                throw usageError("unknown option '\(name)'")
+            }
             if !option.takesValue {
                 if inline != nil { throw usageError("'\(name)' takes no value") }
                 return .option(option, value: nil, typed: name)
             }
-            return .option(option, value: try value(for: name, inline: inline), typed: name)
+            let value = try value(for: name, inline: inline)
+            // `-d pattern -d file:x`: which was meant is not for camroll to guess. (The global
+            // options keep their last value, as before the command's name.)
+            if !option.repeatable && !CommandTable.global.contains(where: { $0.id == option.id }) {
+                if let first = given[option.id] {
+                    let names = first.typed == name ? "'\(name)' given twice" : "'\(first.typed)' and '\(name)' both given"
+                    throw usageError("\(names): '\(first.value)' and '\(value)'; give one")
+                }
+                given[option.id] = (name, value)
+            }
+            return .option(option, value: value, typed: name)
         }
     }
 

@@ -16,8 +16,14 @@ struct CatalogCommands {
     /// `stats --plot`: where to write the run's charts, and as what (by the name's extension).
     var plot: (path: String, kind: RunPlot.FileKind)?
     var force = false
+    /// `delete --dry-run`: what would go, and nothing deleted.
+    var dryRun = false
     var csv = false
     var limit: Int?
+    /// `list --all`, `--utc`, `--bytes`.
+    var all = false
+    var utc = false
+    var rawBytes = false
     /// `show --full`: the saved file drawn, not the thumbnail.
     var full = false
     var previewMode: PreviewMode?
@@ -58,7 +64,11 @@ struct CatalogCommands {
                     }
                     plot = (value, kind)
                 case "--force": force = true
+                case "--dry-run": dryRun = true
                 case "--csv": csv = true
+                case "--all": all = true
+                case "--utc": utc = true
+                case "--bytes": rawBytes = true
                 case "--full": full = true
                 case "--preview-mode": previewMode = try ValueParser.previewMode(value, scanner)
                 default: throw CommandTable.unhandled(option, in: command)
@@ -95,6 +105,7 @@ struct CatalogCommands {
             guard positionals.isEmpty else { throw scanner.usageError("unexpected argument '\(positionals[0])'") }
         }
         if csv && global.json { throw scanner.usageError("'--csv' and '--json' cannot be used together") }
+        if all && limit != nil { throw scanner.usageError("'--all' and '--limit' cannot be used together") }
         try global.validate(scanner)
         self.global = global
         self.console = Console(colorMode: global.color, environment: environment)
@@ -109,7 +120,7 @@ struct CatalogCommands {
         }
         try Catalog.refuseNonFile(path, as: .noInput)
         // Reading commands change nothing, so they work on a catalog they cannot write.
-        let writes = command == "delete" || (command == "verify" && repair)
+        let writes = (command == "delete" && !dryRun) || (command == "verify" && repair)
         let catalog = try Catalog(path: path, readOnly: !writes, mayCreate: false)
         defer { catalog.checkpoint() }
         var resolved = self
@@ -141,29 +152,73 @@ struct CatalogCommands {
 
     private var limitClause: String { limit.map { " LIMIT \($0)" } ?? "" }
 
+    /// `list`: for a person, the newest runs that fit the screen, local times, sizes in kB and
+    /// MB, the lines cut to its width; for a program (--json, --csv), every run as the catalog
+    /// has it. The runs' `saved` and `bytes` are the files there now (`status = 'saved'`); their
+    /// MB/s is what the run did (`RunFigures`), which outlives its files.
     private func list(_ catalog: Catalog) throws -> ExitCode {
-        let sql: String
+        let format: Table.Format = global.json ? .json : csv ? .csv : .text
+        let screen = console.stdoutScreen(environment: environment)
+        let time = { (value: Table.Value, seconds: Bool) -> Table.Value in
+            if utc { return value }
+            guard case .text(let text) = value else { return value }
+            return .text(Timestamp.local(text, seconds: seconds))
+        }
+        let size = { (value: Table.Value) -> Table.Value in
+            if rawBytes { return value }
+            guard case .int(let bytes) = value else { return value }
+            return .text(Units.bytes(bytes))
+        }
         if let run = runID {
-            sql = """
+            let sql = """
                 SELECT s.id, s.seq, s.path, s.bytes, s.xxh128, s.saved_at, s.duration_us, s.synced, s.status
                 FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = \(run) ORDER BY s.seq, s.id\(limitClause)
                 """
-        } else {
-            sql = """
-                SELECT r.id, r.started_at, r.status, r.device, count(s.id) AS saved, r.requested_count AS requested,
-                       coalesce(sum(\(Catalog.plausibleBytes)), 0) AS bytes,
-                       round(coalesce(sum(\(Catalog.plausibleBytes)), 0) / 1e6 / max(0.001,
-                             (julianday(coalesce(r.finished_at, max(s.saved_at))) - julianday(r.started_at)) * 86400), 2)
-                         AS mb_per_s
-                FROM runs r
-                LEFT JOIN captures c ON c.run_id = r.id
-                LEFT JOIN saves s ON s.capture_id = c.id AND s.status = 'saved'
-                GROUP BY r.id ORDER BY r.id DESC\(limitClause)
-                """
+            try Table.stream(catalog.database, sql, as: format, shown: { row in
+                var row = row
+                row[3] = size(row[3])
+                row[5] = time(row[5], true)
+                return row
+            }) { text in
+                if format == .json { console.outRaw(text) } else { console.out(text) }
+                return !Console.stdoutHasFailed
+            }
+            return .success
         }
-        try Table.stream(catalog.database, sql, as: global.json ? .json : csv ? .csv : .text) { text in
-            if global.json { console.outRaw(text) } else { console.out(text) }
+        // The header, the note of the runs left out, and the shell's prompt after them.
+        let screenful = max(1, screen.rows - 3)
+        let rows = limit ?? (format == .text && !all ? screenful : nil)
+        let figures = RunFigures.sql(kept: try catalog.keepsRunTotals())
+        let sql = """
+            SELECT r.id, r.started_at, r.status, r.device,
+                   count(CASE WHEN s.status = 'saved' THEN 1 END) AS saved, r.requested_count AS requested,
+                   coalesce(sum(CASE WHEN s.status = 'saved' THEN \(Catalog.plausibleBytes) END), 0) AS bytes,
+                   \(RunFigures.megabytesPerSecondSQL(bytes: figures.bytes, savingMicroseconds: figures.savingMicroseconds)) AS mb_per_s,
+                   (SELECT path FROM saves WHERE capture_id = (SELECT min(id) FROM captures WHERE run_id = r.id)
+                    ORDER BY id LIMIT 1) AS path
+            FROM runs r
+            LEFT JOIN captures c ON c.run_id = r.id
+            LEFT JOIN saves s ON s.capture_id = c.id
+            GROUP BY r.id ORDER BY r.id DESC\(rows.map { " LIMIT \($0)" } ?? "")
+            """
+        try Table.stream(
+            catalog.database, sql, as: format,
+            // 80 columns leave the first file's path ~15 of them: the time to the minute, the
+            // files saved and asked for in one column.
+            headers: ["id", utc ? "started (UTC)" : "started", "status", "device", "files", rawBytes ? "bytes" : "size",
+                      "MB/s", "first file"],
+            shown: { row in
+                var rate = row[7]
+                if case .double(let value) = rate { rate = .text(Format.fixed(value, 1)) }
+                return [row[0], time(row[1], false), row[2], row[3], .text(row[4].display + "/" + row[5].display), size(row[6]),
+                        rate, row[8]]
+            }, width: screen.columns
+        ) { text in
+            if format == .json { console.outRaw(text) } else { console.out(text) }
             return !Console.stdoutHasFailed
+        }
+        if format == .text, limit == nil, let rows, let total = try catalog.database.scalarInt("SELECT count(*) FROM runs"), total > rows {
+            console.out("(\(total - rows) older run\(total - rows == 1 ? "" : "s") not shown: --all lists every run)\n")
         }
         return .success
     }
@@ -199,8 +254,7 @@ struct CatalogCommands {
             ] as [String: Any]))
             return .success
         }
-        let text = "run \(runID)\n" + runTable.vertical() + "\ncaptures\n" + captures.text() + "\nsaves by status\n" + statuses.text()
-        console.out(text)
+        console.out(showText(runID: runID, run: runTable, captures: captures, statuses: statuses))
         do {
             if let picture = try picture(catalog, filter: captureFilter) { console.outRaw("\n" + picture) }
         } catch let error as CamrollError {
@@ -214,8 +268,54 @@ struct CatalogCommands {
         return .success
     }
 
-    /// The capture's thumbnail (or with --full its saved file) drawn as wide as the terminal,
-    /// when stdout is one (or a mode or --color always asks for it anyway).
+    /// Captures shown as text at most; `--json` gives them all.
+    static let shownCaptures = 10
+
+    /// `show`'s rows for a person, each line within the screen's width: the run's row (a long
+    /// command cut at its end, the template at its start), its captures with local times and
+    /// sizes in kB (their UUIDs and digests are in --json), the saves by status.
+    private func showText(runID: Int, run: Table, captures: Table, statuses: Table) -> String {
+        let width = console.stdoutScreen(environment: environment).columns
+        func fitted(_ line: String, fromTheLeft: Bool = false) -> String {
+            guard line.count > width else { return line }
+            if !fromTheLeft { return String(line.prefix(max(1, width - 1))) + "…" }
+            let head = line.prefix { $0 != ":" }.count + 1
+            let value = line.dropFirst(head).drop { $0 == " " }
+            let label = String(line.prefix(line.count - value.count))
+            return label + "…" + String(value.suffix(max(1, width - label.count - 1)))
+        }
+        var text = "run \(runID)\n"
+        for line in run.vertical().split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            text += fitted(String(line), fromTheLeft: line.hasPrefix("  output_template:")) + "\n"
+        }
+        let column = { (name: String) in captures.columns.firstIndex(of: name) }
+        var shown = Table(columns: ["id", "captured", "frame", "format", "size", "quality", "bytes", "saved"], rows: [])
+        for row in captures.rows.prefix(Self.shownCaptures) {
+            func value(_ name: String) -> Table.Value { column(name).map { row[$0] } ?? .null }
+            var captured = value("captured_at")
+            if case .text(let at) = captured { captured = .text(Timestamp.local(at)) }
+            var bytes = value("jpeg_bytes")
+            if case .int(let count) = bytes { bytes = .text(Units.bytes(count)) }
+            shown.rows.append([value("id"), captured, value("frame_sequence"), value("pixel_format"), value("size"),
+                               value("jpeg_quality"), bytes, value("saved")])
+        }
+        text += "\ncaptures\n" + shown.text().split(separator: "\n").map { fitted(String($0)) + "\n" }.joined()
+        if captures.rows.count > Self.shownCaptures {
+            text += "(\(captures.rows.count - Self.shownCaptures) more: 'camroll show \(runID) --json' lists them all)\n"
+        }
+        var byStatus = statuses
+        byStatus.rows = byStatus.rows.map { row in
+            row.enumerated().map { index, value in
+                guard statuses.columns[index] == "bytes", case .int(let count) = value else { return value }
+                return .text(Units.bytes(count))
+            }
+        }
+        return text + "\nsaves by status\n" + byStatus.text()
+    }
+
+    /// The capture's thumbnail (or with --full its saved file) drawn to fit the screen, as wide
+    /// as it is and no taller (a line kept for the prompt), when stdout is a terminal (or a mode
+    /// or --color always asks for it anyway).
     private func picture(_ catalog: Catalog, filter: String) throws -> String? {
         if previewMode == PreviewMode.none { return nil }
         let forced = previewMode != nil || console.colorMode == .always
@@ -235,9 +335,8 @@ struct CatalogCommands {
         let frame = try source.nextFrame()
         let painter = try TerminalPainter(
             requested: previewMode, environment: environment, color: console.useColorOnStdout)
-        let size = TerminalSize.of(STDOUT_FILENO) ?? TerminalSize(columns: 80, rows: 24, widthPixels: 0, heightPixels: 0)
-        // As wide as the terminal; as high as that width makes it.
-        let text = try painter.draw(frame, fitting: size.columns, rows: size.columns, cell: size.cell)
+        let screen = console.stdoutScreen(environment: environment)
+        let text = try painter.draw(frame, fitting: screen.columns, rows: max(1, screen.rows - 1), cell: TerminalSize.of(STDOUT_FILENO)?.cell)
         return String(decoding: text, as: UTF8.self) + "\n"
     }
 
@@ -397,10 +496,11 @@ struct CatalogCommands {
     /// file deleted so far missing.
     private func delete(_ catalog: Catalog) throws -> ExitCode {
         let cancellation = SignalWatcher.beginCancellable()
-        try catalog.syncEveryCommit(true)
+        if !dryRun { try catalog.syncEveryCommit(true) }
         // Held while deleting: a repair meanwhile leaves this delete's rows to it. (Best effort:
-        // a lock file this user cannot open leaves the delete as it was without it.)
-        let deletionLock = try? RunLock(catalog: catalog.path)
+        // a lock file this user cannot open leaves the delete as it was without it.) A dry run
+        // takes no share: it deletes nothing, and its catalog is open read-only.
+        let deletionLock = dryRun ? nil : try? RunLock(catalog: catalog.path)
         deletionLock?.holdForDeletion()
         defer { withExtendedLifetime(deletionLock) {} }
         let filter: String
@@ -411,7 +511,8 @@ struct CatalogCommands {
         // those there are as it begins, when no other delete is at work: the rows a delete at
         // work beside this one marks are its own. (A stopped delete leaves one batch of them.)
         var stopped: [Int] = []
-        if deletionLock?.anotherDeletionIsAtWork() == false {
+        let anotherAtWork = dryRun ? RunLock.isHeld(run: RunLock.deletionByte, catalog: catalog.path) : deletionLock?.anotherDeletionIsAtWork()
+        if anotherAtWork == false {
             let deleting = try catalog.database.prepare(
                 "SELECT s.id FROM saves s JOIN captures c ON c.id = s.capture_id WHERE \(filter) AND s.status = 'deleting'")
             while try deleting.step() { stopped.append(deleting.int(0)) }
@@ -448,8 +549,23 @@ struct CatalogCommands {
             }
             guard let last = batch.last else { break }
             after = last.id
-            try deleteBatch(batch, catalog: catalog, tally: &tally)
+            if dryRun {
+                try listBatch(batch, catalog: catalog, tally: &tally)
+            } else {
+                try deleteBatch(batch, catalog: catalog, tally: &tally)
+            }
             done += batch.count
+        }
+        if dryRun {
+            var text = (cancellation.isCancelled && done < total ? "cancelled after \(done)/\(total): " : "")
+                + "dry run: would delete \(tally.deleted) file(s), \(Units.bytes(tally.deletedBytes)); nothing was deleted"
+            if tally.alreadyMissing > 0 { text += "; \(tally.alreadyMissing) are already missing (rows would be marked deleted)" }
+            if tally.takenOver > 0 { text += "; \(tally.takenOver) path(s) now hold a later save's file (would be kept)" }
+            if !tally.refused.isEmpty { text += "; \(tally.refused.count) would be kept (use --force to delete them)" }
+            let keptAnyway = tally.notFiles.count + tally.elsewhere
+            if keptAnyway > 0 { text += "; \(keptAnyway) would be kept, --force or not (not a regular file, or not in the directory its run saved into)" }
+            if !global.quiet { console.out(text + "\n") }
+            return cancellation.isCancelled && done < total ? ExitCode(cancelledBy: cancellation.signal) : .success
         }
         if !global.quiet {
             var text = (cancellation.isCancelled && done < total ? "cancelled after \(done)/\(total): " : "")
@@ -485,6 +601,93 @@ struct CatalogCommands {
 
     static let deleteBatch = 256
 
+    /// What `delete` does with a file, as it finds the file now.
+    private enum DeleteDecision {
+        /// A later save of the same path owns the file there now (older catalogs may not say so).
+        case takenOver
+        case alreadyMissing
+        /// Still what was saved: `name` in the directory `directory` (a descriptor of the one
+        /// its run saved into).
+        case unchanged(directory: Int32, name: String)
+        /// No longer what was saved: kept, unless --force.
+        case changed(directory: Int32, name: String)
+        /// Not a regular file (what it is): never unlinked, even with --force (it is not a file
+        /// camroll wrote).
+        case notRegular(String)
+        /// Its directory is not the one its run saved into (why): kept, --force or not.
+        case elsewhere(String)
+        /// Not known to have changed, nor to be what was saved: neither deleted nor refused.
+        case unreadable(SystemError)
+        /// Its directory cannot be opened.
+        case directoryFailed(SystemError)
+    }
+
+    /// Read in its directory, and only in the one its run saved into (`SaveDirectories`).
+    private func decide(_ target: DeleteTarget, laterOwner: Statement, directories: SaveDirectories,
+                        buffer: inout [UInt8]) throws -> DeleteDecision {
+        if try laterOwner.bind(.text(target.path), .int(target.id)).stepInt() != nil { return .takenOver }
+        let name = PathText.lastComponent(of: target.path)
+        let directoryFD: Int32
+        switch directories.open(PathText.directory(of: target.path), recorded: target.directory) {
+        case .directory(let fd): directoryFD = fd
+        case .missing: return .alreadyMissing
+        case .elsewhere(let why): return .elsewhere(why)
+        case .failed(let error): return .directoryFailed(error)
+        }
+        switch Verifier.readFile(target.path, in: directoryFD, name: name, buffer: &buffer) {
+        case .failure(.missing): return .alreadyMissing
+        case .success(let (size, hash)) where size == target.bytes && hash == target.hash: return .unchanged(directory: directoryFD, name: name)
+        case .failure(.notRegular(let kind)): return .notRegular(kind)
+        case .failure(.cannotRead(let error)): return .unreadable(error)
+        default: return .changed(directory: directoryFD, name: name)
+        }
+    }
+
+    private func laterOwnerQuery(_ catalog: Catalog) throws -> Statement {
+        try catalog.database.prepare(
+            "SELECT 1 FROM saves WHERE path = ? AND id > ? AND status IN ('saved', 'missing', 'corrupt', 'deleting') LIMIT 1")
+    }
+
+    /// `--dry-run`: the batch's files, each as `deleteBatch` would find it, printed and counted;
+    /// nothing unlinked, no row changed.
+    private func listBatch(_ batch: [DeleteTarget], catalog: Catalog, tally: inout DeleteTally) throws {
+        let laterOwner = try laterOwnerQuery(catalog)
+        let directories = SaveDirectories()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var text = ""
+        for target in batch {
+            switch try decide(target, laterOwner: laterOwner, directories: directories, buffer: &buffer) {
+            case .takenOver:
+                tally.takenOver += 1
+                text += "would keep \(target.path): a later save's file is there now\n"
+            case .alreadyMissing:
+                tally.alreadyMissing += 1
+                text += "already missing \(target.path)\n"
+            case .notRegular(let kind):
+                if target.status != "deleting" { tally.notFiles.append("\(target.path) (\(kind))") }
+                text += "would keep \(target.path): not a regular file (\(kind))\n"
+            case .elsewhere(let why):
+                if target.status != "deleting" {
+                    tally.elsewhere += 1
+                    if tally.elsewhereDirectories.last != why { tally.elsewhereDirectories.append(why) }
+                }
+                text += "would keep \(target.path): \(why)\n"
+            case .unreadable(let error):
+                throw RegularFile.Problem.stopError(error, path: target.path)
+            case .directoryFailed(let error):
+                throw CamrollError(error.accessExitCode, "cannot delete \(target.path): \(error.description)")
+            case .changed where !force:
+                if target.status != "deleting" { tally.refused.append(target.path) }
+                text += "would keep \(target.path): no longer matches its recorded content\n"
+            case .changed, .unchanged:
+                tally.deleted += 1
+                tally.deletedBytes = tally.deletedBytes.addingSaturated(target.bytes)
+                text += "would delete \(target.path)\n"
+            }
+        }
+        if !global.quiet { console.out(text) }
+    }
+
     private func deleteBatch(_ batch: [DeleteTarget], catalog: Catalog, tally: inout DeleteTally) throws {
         // Marked only where still as read: a row another delete (or a repair) changed since is
         // theirs, and this delete leaves it and its file alone.
@@ -498,9 +701,7 @@ struct CatalogCommands {
             }
         }
         tally.takenByAnother += read - batch.count
-        // A later save of the same path owns the file there now (older catalogs may not say so).
-        let laterOwner = try catalog.database.prepare(
-            "SELECT 1 FROM saves WHERE path = ? AND id > ? AND status IN ('saved', 'missing', 'corrupt', 'deleting') LIMIT 1")
+        let laterOwner = try laterOwnerQuery(catalog)
         var outcome: [(id: Int, status: String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         let directories = SaveDirectories()
@@ -519,19 +720,21 @@ struct CatalogCommands {
             // A row a stopped delete left `deleting` whose file is no longer what was saved: the
             // deletion is finished in the catalog and whatever is at the path now is left alone.
             let keptStatus = target.status == "deleting" ? "deleted" : target.status
-            if try laterOwner.bind(.text(target.path), .int(target.id)).stepInt() != nil {
+            let directoryFD: Int32, name: String
+            switch try decide(target, laterOwner: laterOwner, directories: directories, buffer: &buffer) {
+            case .takenOver:
                 outcome.append((target.id, "replaced"))
                 tally.takenOver += 1
                 continue
-            }
-            // Read and unlinked in its directory, and only in the one its run saved into.
-            let name = PathText.lastComponent(of: target.path)
-            let directoryFD: Int32
-            switch directories.open(PathText.directory(of: target.path), recorded: target.directory) {
-            case .directory(let fd): directoryFD = fd
-            case .missing:
+            case .alreadyMissing:
                 outcome.append((target.id, "deleted"))
                 tally.alreadyMissing += 1
+                continue
+            case .unchanged(let directory, let file):
+                (directoryFD, name) = (directory, file)
+            case .notRegular(let kind):
+                outcome.append((target.id, keptStatus))
+                if target.status != "deleting" { tally.notFiles.append("\(target.path) (\(kind))") }
                 continue
             case .elsewhere(let why):
                 outcome.append((target.id, keptStatus))
@@ -540,32 +743,19 @@ struct CatalogCommands {
                     if tally.elsewhereDirectories.last != why { tally.elsewhereDirectories.append(why) }
                 }
                 continue
-            case .failed(let error):
-                restoreBatch()
-                throw CamrollError(error.accessExitCode, "cannot delete \(target.path): \(error.description)")
-            }
-            switch Verifier.readFile(target.path, in: directoryFD, name: name, buffer: &buffer) {
-            case .failure(.missing):
-                outcome.append((target.id, "deleted"))
-                tally.alreadyMissing += 1
-                continue
-            case .success(let (size, hash)) where size == target.bytes && hash == target.hash:
-                break
-            case .failure(.notRegular(let kind)):
-                // Never unlinked, even with --force: it is not a file camroll wrote.
-                outcome.append((target.id, keptStatus))
-                if target.status != "deleting" { tally.notFiles.append("\(target.path) (\(kind))") }
-                continue
-            case .failure(.cannotRead(let error)):
-                // Not known to have changed, nor to be what was saved: neither deleted nor refused.
+            case .unreadable(let error):
                 restoreBatch()
                 throw RegularFile.Problem.stopError(error, path: target.path)
-            default:
+            case .directoryFailed(let error):
+                restoreBatch()
+                throw CamrollError(error.accessExitCode, "cannot delete \(target.path): \(error.description)")
+            case .changed(let directory, let file):
                 guard force else {
                     outcome.append((target.id, keptStatus))
                     if target.status != "deleting" { tally.refused.append(target.path) }
                     continue
                 }
+                (directoryFD, name) = (directory, file)
             }
             if unlinkat(directoryFD, name, 0) != 0 {
                 // Gone between the read and the unlink: someone else removed it.
@@ -590,31 +780,29 @@ struct CatalogCommands {
 
     // MARK: stats
 
+    /// Every save the runs made, whatever became of its file since (deleted, replaced, missing):
+    /// a run's figures are what it did, and outlive its files.
     private func stats(_ catalog: Catalog) throws -> ExitCode {
-        let where_ = runID.map { "WHERE c.run_id = \($0) AND s.status = 'saved'" } ?? "WHERE s.status = 'saved'"
+        let where_ = runID.map { "WHERE c.run_id = \($0)" } ?? ""
         let statement = try catalog.database.prepare(
             """
-            SELECT \(Catalog.plausibleDuration) AS duration, \(Catalog.plausibleBytes), s.saved_at, c.run_id, s.job
+            SELECT \(Catalog.plausibleDuration) AS duration, \(Catalog.plausibleBytes), c.run_id, s.job
             FROM saves s JOIN captures c ON c.id = s.capture_id \(where_) ORDER BY duration
             """)
         var durations: [Int] = []
-        var bytes = 0
-        // `snap --jobs`: what each writer saved (saves, bytes), by job number.
+        // `snap --jobs`: what each writer of each run saved (saves, bytes), by job number.
         var jobs: [Int: (saves: Int, bytes: Int)] = [:]
-        // Each run's own span: the idle time between runs is nobody's saving time.
-        var runs: [Int: (first: String, last: String, busy: Int, jobs: Set<Int>)] = [:]
+        var runsWithJobs: Set<Int> = []
+        var runs: Set<Int> = []
         while try statement.step() {
             durations.append(statement.int(0))
-            bytes = bytes.addingSaturated(statement.int(1))
-            let at = statement.text(2) ?? ""
-            if !statement.isNull(4) {
-                let job = statement.int(4)
+            runs.insert(statement.int(2))
+            if !statement.isNull(3) {
+                let job = statement.int(3)
                 let sofar = jobs[job] ?? (0, 0)
                 jobs[job] = (sofar.saves + 1, sofar.bytes.addingSaturated(statement.int(1)))
+                runsWithJobs.insert(statement.int(2))
             }
-            let run = runs[statement.int(3)] ?? (at, at, 0, [])
-            runs[statement.int(3)] = (min(run.first, at), max(run.last, at), run.busy.addingSaturated(statement.int(0)),
-                                      statement.isNull(4) ? run.jobs : run.jobs.union([statement.int(4)]))
         }
         guard !durations.isEmpty else {
             throw CamrollError(.noInput, "no saves" + (runID.map { " in run \($0)" } ?? "") + " in \(catalog.path)")
@@ -622,15 +810,16 @@ struct CatalogCommands {
         func percentile(_ fraction: Double) -> Int {
             durations[min(durations.count - 1, max(0, Int((fraction * Double(durations.count)).rounded(.up)) - 1))]
         }
-        let span = runs.values.reduce(0.0) { total, run in
-            // Parallel writers (`--jobs`) are busy at the same time: their time counts once.
-            total + max(Timestamp.seconds(between: run.first, and: run.last), Double(run.busy) / 1e6 / Double(max(1, run.jobs.count)))
-        }
-        let savesPerSecond = span > 0 ? Double(durations.count) / span : 0
-        let megabytesPerSecond = span > 0 ? Double(bytes) / 1e6 / span : 0
+        // Each run's own saving time: the idle time between runs, and within a run its capture
+        // and pauses, are nobody's saving time.
+        let byRun = try RunFigures.byRun(catalog, runID: runID)
+        let figures = runs.reduce(RunFigures()) { $0 + (byRun[$1] ?? RunFigures()) }
         let histogram = LatencyBuckets(durations)
+        // A job's rate over the saving time of the runs it saved in (the writers of a run share it).
+        let jobSeconds = Double(runsWithJobs.reduce(0) { $0.addingSaturated(byRun[$1]?.savingMicroseconds ?? 0) }) / 1e6
         let jobRates = jobs.keys.sorted().map { job in
-            (job: job, saves: jobs[job]!.saves, bytes: jobs[job]!.bytes, mbPerSecond: span > 0 ? Double(jobs[job]!.bytes) / 1e6 / span : 0)
+            (job: job, saves: jobs[job]!.saves, bytes: jobs[job]!.bytes,
+             mbPerSecond: jobSeconds > 0 ? Double(jobs[job]!.bytes) / 1e6 / jobSeconds : 0)
         }
         // The run in time: a compact chart in the text, all three charts in the SVG.
         let timeline = try SaveTimeline(catalog: catalog, runID: runID)
@@ -644,7 +833,8 @@ struct CatalogCommands {
         if global.json {
             var object: [String: Any] = [
                 "jobs": jobRates.map { ["job": $0.job, "saves": $0.saves, "bytes": $0.bytes, "mb_per_s": $0.mbPerSecond] as [String: Any] },
-                "saves": durations.count, "bytes": bytes, "saves_per_s": savesPerSecond, "mb_per_s": megabytesPerSecond,
+                "saves": durations.count, "bytes": figures.bytes, "saving_s": figures.savingSeconds,
+                "saves_per_s": figures.savesPerSecond, "mb_per_s": figures.megabytesPerSecond,
                 "latency_us": ["p50": percentile(0.5), "p95": percentile(0.95), "p99": percentile(0.99),
                                "max": durations.last ?? 0, "min": durations.first ?? 0],
                 "histogram": histogram.buckets.map { ["le_us": $0.upper, "count": $0.count] },
@@ -653,8 +843,9 @@ struct CatalogCommands {
             console.outRaw(JSONLine.encode(object))
             return .success
         }
-        var text = "\(durations.count) saves, \(Units.bytes(bytes)) over \(Units.duration(microseconds: Int(min(span, 1e12) * 1e6))): "
-            + "\(Format.fixed(savesPerSecond, 1)) saves/s, \(Format.fixed(megabytesPerSecond, 1)) MB/s\n"
+        var text = "\(durations.count) save\(durations.count == 1 ? "" : "s"), \(Units.bytes(figures.bytes)) in "
+            + "\(Units.duration(microseconds: figures.savingMicroseconds)) saving: "
+            + "\(Format.fixed(figures.savesPerSecond, 1)) saves/s, \(Format.fixed(figures.megabytesPerSecond, 1)) MB/s\n"
         text += "save latency  min \(Units.duration(microseconds: durations.first ?? 0))  p50 \(Units.duration(microseconds: percentile(0.5)))"
             + "  p95 \(Units.duration(microseconds: percentile(0.95)))  p99 \(Units.duration(microseconds: percentile(0.99)))"
             + "  max \(Units.duration(microseconds: durations.last ?? 0))\n"
@@ -671,7 +862,9 @@ struct CatalogCommands {
     }
 }
 
-/// Save latencies in power-of-two buckets, drawn as bars: a stalling disk shows as a tail.
+/// Save latencies in power-of-two buckets, drawn as bars: a stalling disk shows as a tail. The
+/// bars' lengths are on a log scale of the count (`scaled`): on a linear one, the few saves of
+/// the tail that a storage test looks for were a bar of one character beside thousands.
 struct LatencyBuckets {
     var buckets: [(upper: Int, count: Int)] = []
 
@@ -690,10 +883,17 @@ struct LatencyBuckets {
         while buckets.last?.count == 0 { buckets.removeLast() }
     }
 
+    /// `count` as a fraction of `most` on the log scale of both bars and plot: log(1 + n), so
+    /// that 0 is nothing and 1 is a bar.
+    static func scaled(_ count: Int, of most: Int) -> Double {
+        most > 0 ? log10(1 + Double(max(0, count))) / log10(1 + Double(most)) : 0
+    }
+
     func text(width: Int = 50) -> String {
         let most = buckets.map(\.count).max() ?? 1
-        return buckets.map { bucket in
-            let bar = String(repeating: "█", count: bucket.count == 0 ? 0 : max(1, bucket.count * width / most))
+        return "save latency histogram (saves per bucket; bars on a log scale)\n" + buckets.map { bucket in
+            let length = Int((Self.scaled(bucket.count, of: most) * Double(width)).rounded())
+            let bar = String(repeating: "█", count: bucket.count == 0 ? 0 : max(1, length))
             let label = "≤ " + Units.duration(microseconds: bucket.upper)
             return label.padded(to: 12) + Format.integer(bucket.count, width: 8) + " " + bar
         }.joined(separator: "\n") + "\n"

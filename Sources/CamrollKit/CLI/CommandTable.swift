@@ -11,12 +11,18 @@ enum ValueKind: Sendable, Equatable {
     case source
     /// A camera node only.
     case camera
+    /// A camera node or `pattern` (pick's sources).
+    case cameraOrPattern
     case file
     case runID
     case captureID
     case saveID
     case command
     case choices([String])
+    /// `NAME=`: the chosen camera's control names.
+    case control
+    /// `WxH`: the chosen camera's frame sizes.
+    case size
 }
 
 struct OptionSpec: Sendable {
@@ -26,6 +32,9 @@ struct OptionSpec: Sendable {
     var value: String?
     var help: String
     var kind: ValueKind = .none
+    /// May be given more than once (`--set`), each value kept. Any other option with a value
+    /// given twice is a usage error naming both values, not the last one silently taken.
+    var repeatable = false
 
     /// The name the parsers switch on: the long one.
     var id: String { names.last ?? "" }
@@ -84,7 +93,7 @@ enum CommandTable {
                            help: "/dev/videoN, N, a /dev/v4l/by-id name, 'pattern' (the built-in test pattern), file:PATH (a JPEG, saved as it is unless -r, --crop or -q change it; or a PNG) or an http(s):// URL (downloaded once, then cached). (default: the first camera)",
                            kind: .source),
                 OptionSpec(names: ["-r", "--resolution"], value: "<WxH>",
-                           help: "Frame size; for a file or URL, the box it is scaled down into, aspect kept. (default: a camera's largest; the pattern's 1280x720)", kind: .text),
+                           help: "Frame size; for a file or URL, the box it is scaled down into, aspect kept. (default: a camera's largest; the pattern's 1280x720)", kind: .size),
                 OptionSpec(names: ["-f", "--format"], value: "<fmt>",
                            help: "auto (MJPEG, else YUYV, else converted), mjpeg, yuyv or a fourcc such as NV12. (default: auto)",
                            kind: .choices(["auto", "mjpeg", "yuyv", "nv12", "yu12", "rgb3"])),
@@ -97,7 +106,8 @@ enum CommandTable {
                 OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
                 OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame, or for the next byte of a download. (default: 5s)", kind: .text),
                 OptionSpec(names: ["--set"], value: "<name=value>",
-                           help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .text),
+                           help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .control,
+                           repeatable: true),
                 OptionSpec(names: ["--max-pixels"], value: "<n>",
                            help: "Largest picture decoded, against files that claim absurd sizes; over it: exit 65. (default: 100000000)",
                            kind: .text),
@@ -126,6 +136,8 @@ enum CommandTable {
                            help: "Writers saving at once, 1 to 64, each its own files: a device that works in parallel (SSD, NVMe, a network share) at its real rate. (default: 1)",
                            kind: .text),
                 OptionSpec(names: ["--overwrite"], help: "Replace existing files (never done otherwise)."),
+                OptionSpec(names: ["--stats"],
+                           help: "Print the storage figures even for one photo: saves/s, MB/s (the bytes saved over the saving time: writing, naming and recording the files, not the capture or the pauses), save latency percentiles, the run's number. (default: for more than one save; one photo is one line, its path)"),
                 database,
             ]),
         ],
@@ -140,16 +152,44 @@ enum CommandTable {
         help: "How pictures are drawn: kitty, sixel or iterm2 images, symbols (colour blocks), or none. (default: what the terminal supports)",
         kind: .choices(PreviewMode.allCases.map(\.rawValue)))
 
+    /// What pick takes of snap's options: one picture per shutter, from a camera or the pattern,
+    /// saved as snap saves it. Not --frames, --interval (one shutter, one picture), --fill,
+    /// --jobs (storage tests) or a file or URL (nothing to preview).
+    private static let pickOmits: Set<String> = ["--frames", "--interval", "--fill", "--jobs", "--offline"]
+
     static let pick = CommandSpec(
-        name: "pick", abstract: "Live preview in the terminal; shutter, review, keep or retake.",
-        usage: ["camroll pick [<options>]"],
-        overview: "Shows the camera live in the terminal; space takes the picture shown, which is kept (saved N times, as snap saves) or retaken.",
-        sections: snap.sections + [("PREVIEW OPTIONS", [previewMode])],
+        name: "pick", abstract: "The camera picker: a window (or the terminal); the photo's path on stdout.",
+        usage: ["camroll pick [<options>]", "photo=$(camroll pick) || exit"],
+        overview: "Shows the camera live in a window where there is a display, else in the terminal; the shutter takes the picture shown, which is kept (saved N times, as snap saves) or retaken. Standard output carries the result alone: the saved photo's path.",
+        sections: snap.sections.map { section in
+            (section.title, section.options.compactMap { option -> OptionSpec? in
+                if pickOmits.contains(option.id) { return nil }
+                guard option.id == "--device" else { return option }
+                return OptionSpec(names: option.names, value: option.value,
+                                  help: "/dev/videoN, N, a /dev/v4l/by-id name, or 'pattern' (the built-in test pattern). (default: the first camera)",
+                                  kind: .cameraOrPattern)
+            })
+        } + [("PICKER OPTIONS", [
+            OptionSpec(names: ["--window"], help: "Show a window (GTK 4); exit 69 when there is no display or no GTK."),
+            OptionSpec(names: ["--terminal"], help: "Show the camera in the terminal, even where there is a display."),
+            OptionSpec(names: ["--timer"], value: "<seconds>", help: "The shutter takes the photo after this many seconds, counted down over the preview. (default: 0; the timer button counts 3)", kind: .text),
+            OptionSpec(names: ["--mirror"], help: "Save the photo mirrored, left for right, as a selfie camera does (and show the window's preview so). Without it the photo is saved as the camera sees it, whatever the window's Mirror button shows."),
+            previewMode,
+        ])],
         discussion: """
-            Keys: space or enter takes the picture on screen; then enter or u keeps it and r
-            retakes. Up and down (or [ and ]) choose a camera control, left and right (or - and +)
-            change it. q, Esc or Ctrl-C cancel: nothing is saved, exit status 130. Needs a
-            terminal on stdin and stderr (exit 64 otherwise; use snap in scripts).
+            Result: on success standard output holds the saved photo's path, one line (with -n N,
+            the N paths, one a line, the first the one to use); with --json one JSON object (paths,
+            width, height, bytes, format, capture and run IDs, device, seconds); with -o - the
+            JPEG itself. Everything else (progress, the summary, messages) goes to standard error
+            or the window. Cancelled, nothing is saved, nothing is printed and the exit status is
+            130 (143 for SIGTERM); an error exits with its own status.
+
+            Keys (window and terminal): space takes the picture (after the timer, if set), t
+            takes it after a countdown, a second press stops the countdown; then enter or u keeps
+            it and r retakes. q or Esc cancel, as does closing the window. In the window, m
+            mirrors the preview, and the menus choose another camera, another size and the
+            camera's controls. In the terminal, up and down (or [ and ]) choose a camera control,
+            left and right (or - and +) change it; it needs a terminal on stdin and stderr.
             """)
 
     static let devices = CommandSpec(
@@ -178,14 +218,21 @@ enum CommandTable {
 
     static let list = CommandSpec(
         name: "list", abstract: "Runs, newest first; or one run's saves.",
-        usage: ["camroll list [--run <id>] [--limit <n>] [--json | --csv]"],
-        overview: "The runs in the catalog, newest first: status, device, saves, bytes, MB/s; with --run, that run's saves.",
+        usage: ["camroll list [--run <id>] [--limit <n> | --all] [--utc] [--bytes] [--json | --csv]"],
+        overview: "The runs in the catalog, newest first: when, status, device, files saved, their size, MB/s (the bytes saved over the saving time) and the first file; with --run, that run's saves.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "List this run's saves instead of the runs.", kind: .runID),
             OptionSpec(names: ["--limit"], value: "<n>", help: "At most this many rows (the newest runs, the first saves).", kind: .text),
+            OptionSpec(names: ["--all"], help: "Every run. (default: the newest that fit the screen; --json and --csv list them all)"),
+            OptionSpec(names: ["--utc"], help: "Times in UTC as the catalog keeps them, not local time (--json and --csv always)."),
+            OptionSpec(names: ["--bytes"], help: "Sizes in bytes, not kB/MB/GB (--json and --csv always)."),
             OptionSpec(names: ["--csv"], help: "Comma-separated values, with a header line."),
             database,
-        ])])
+        ])],
+        discussion: """
+            The table fits the terminal (COLUMNS and LINES where set; 80x24 when stdout is not a
+            terminal): the first file's path is shortened from the left, with "…".
+            """)
 
     static let show = CommandSpec(
         name: "show", abstract: "One run or capture in full, with its thumbnail.",
@@ -223,13 +270,15 @@ enum CommandTable {
 
     static let delete = CommandSpec(
         name: "delete", abstract: "Delete files and mark their rows, together.",
-        usage: ["camroll delete --save <id> | --capture <id> | --run <id> [--force]"],
+        usage: ["camroll delete --save <id> | --capture <id> | --run <id> [--force] [--dry-run]"],
         overview: "Deletes saved files and marks their rows deleted, in batches, so that any stop leaves catalog and disk in agreement.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--save"], value: "<id>", help: "Delete this save's file.", kind: .saveID),
             OptionSpec(names: ["--capture"], value: "<id>", help: "Delete every file of this capture.", kind: .captureID),
             OptionSpec(names: ["--run"], value: "<id>", help: "Delete every file of this run.", kind: .runID),
             OptionSpec(names: ["--force"], help: "Delete files even when they no longer match their recorded content."),
+            OptionSpec(names: ["--dry-run"],
+                       help: "List the files that would be deleted (and those that would be kept, and why); delete nothing, change no row."),
             database,
         ])],
         discussion: """
@@ -240,7 +289,7 @@ enum CommandTable {
     static let stats = CommandSpec(
         name: "stats", abstract: "Throughput, latency percentiles and histogram.",
         usage: ["camroll stats [--run <id>] [--plot <file.svg|file.png>] [--json]"],
-        overview: "Saves/s and MB/s over each run's own time, save latency min/p50/p95/p99/max and a histogram, and the throughput of the run (the newest, or --run) over its time.",
+        overview: "Saves/s and MB/s (the bytes saved over each run's saving time: writing, naming and recording its files, not capturing or pausing; the figures of snap's summary), save latency min/p50/p95/p99/max and a histogram (its counts on a log scale), and the throughput of the run (the newest, or --run) over its time. Every save a run made counts, whatever became of its file since.",
         sections: [("OPTIONS", [
             OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID),
             OptionSpec(names: ["--plot"], value: "<file.svg|file.png>",

@@ -31,7 +31,7 @@ enum Help {
             """
         for command in CommandTable.commands { text += row(command.name, command.abstract) }
         text += "\nGLOBAL OPTIONS:\n" + CommandTable.global.map { row($0.synopsis, $0.help) }.joined()
-        text += row("--version", "Show the version, and those of the C libraries in use.")
+        text += row("--version", "Show the version, and those of the C libraries it links and of those it loads when needed (or '(not installed)').")
         text += """
 
             EXAMPLES:

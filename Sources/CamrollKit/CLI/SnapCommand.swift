@@ -81,9 +81,12 @@ struct SnapCommand {
             throw CamrollError.usage("output template '\(templateText)' names a directory, not a file",
                 hint: "Add a file name, e.g. '\(templateText)/{seq}.jpg'.")
         }
-        if options.count * options.frames > 1 && !template.namesEachSave && !options.overwrite {
+        // {frame} names each frame's one save (-n 1); copies of a frame need {seq} or {uuid}.
+        let named = options.count == 1 ? template.namesEachFrame : template.namesEachSave
+        if options.count * options.frames > 1 && !named && !options.overwrite {
+            let what = template.namesEachFrame ? "every copy of a frame" : "every save"
             throw CamrollError.usage(
-                "output template '\(templateText)' gives every save the same name",
+                "output template '\(templateText)' gives \(what) the same name",
                 hint: "Put {seq} or {uuid} in it, e.g. -o '\(templateText.replacing(".jpg", with: ""))_{seq}.jpg'.")
         }
         return template
@@ -91,10 +94,11 @@ struct SnapCommand {
 
     /// Encodes the source's frames and saves them as asked, with progress and catalog rows; the
     /// exit status. `source` may be a frame already taken (pick's shutter). `catalog` opens the
-    /// catalog, or waits for it: it is called on the catalog's thread, once.
+    /// catalog, or waits for it: it is called on the catalog's thread, once. `reporter`, if
+    /// given, is told of the saves instead of the one the options choose (pick's result).
     func save(
         from source: FrameSource, catalog: @escaping () throws -> Catalog, template: OutputTemplate, console: Console,
-        cancellation: Cancellation
+        cancellation: Cancellation, reporter chosen: ProgressReporter? = nil
     ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
@@ -117,7 +121,7 @@ struct SnapCommand {
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
             writer: writer,
-            catalog: catalog, reporter: reporter(console, source: source), cancellation: cancellation,
+            catalog: catalog, reporter: chosen ?? reporter(console, source: source), cancellation: cancellation,
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,
@@ -232,8 +236,10 @@ struct SnapCommand {
         }
         if options.global.quiet { return QuietProgress() }
         if options.toStandardOutput { return StandardOutputProgress(console: console, showProgress: !options.global.noProgress) }
-        if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console) }
-        return PlainProgress(console: console, showProgress: !options.global.noProgress)
+        // One photo is one line, its path; a storage test's figures for more (or with --stats).
+        let detailed = options.stats || options.count * options.frames > 1
+        if console.stderrIsTerminal && !options.global.noProgress { return TerminalProgress(console: console, detailed: detailed) }
+        return PlainProgress(console: console, showProgress: !options.global.noProgress, detailed: detailed)
     }
 
     /// The command as typed, for the catalog's `runs.command`: quoted as a shell would need,

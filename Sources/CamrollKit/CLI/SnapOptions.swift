@@ -73,6 +73,8 @@ public struct SnapOptions: Sendable {
     /// `--direct`: write with O_DIRECT, past the page cache.
     public var direct = false
     public var overwrite = false
+    /// `--stats`: the storage figures in the summary even for one save.
+    public var stats = false
     public var maxBytes: Int?
     /// The largest picture decoded (`--max-pixels`), against files that claim absurd sizes.
     public var maxPixels = JPEGDecoder.defaultMaxPixels
@@ -82,6 +84,12 @@ public struct SnapOptions: Sendable {
     public var controls: [(name: String, value: String)] = []
     /// `pick --preview-mode`: nil draws the way the terminal supports best.
     public var previewMode: PreviewMode?
+    /// `pick --window` / `--terminal`; nil: a window where there is a display.
+    public var pickerFrontEnd: PickerFrontEnd?
+    /// `pick --timer S`: the shutter waits this many seconds (0: none).
+    public var timerSeconds = 0
+    /// `pick --mirror`: the preview mirrored from the start.
+    public var mirror = false
     public var global = GlobalOptions()
 
     public static let maxCount = 1_000_000_000
@@ -165,6 +173,7 @@ public struct SnapOptions: Sendable {
             case "--direct": options.direct = true
             case "--jobs": options.jobs = try ValueParser.integer(value, option: name, range: 1...64)
             case "--overwrite": options.overwrite = true
+            case "--stats": options.stats = true
             case "--max-bytes": options.maxBytes = try ValueParser.size(value, option: name)
             case "--max-pixels": options.maxPixels = try ValueParser.integer(value, option: name, range: 1...100_000_000_000)
             case "--thumbnail":
@@ -184,6 +193,14 @@ public struct SnapOptions: Sendable {
                 }
                 options.controls.append((String(parts[0]), String(parts[1])))
             case "--preview-mode": options.previewMode = try ValueParser.previewMode(value, scanner)
+            case "--window", "--terminal":
+                let chosen: PickerFrontEnd = option.id == "--window" ? .window : .terminal
+                if let earlier = options.pickerFrontEnd, earlier != chosen {
+                    throw CamrollError.usage("'--window' and '--terminal' cannot both be given")
+                }
+                options.pickerFrontEnd = chosen
+            case "--timer": options.timerSeconds = try ValueParser.integer(value, option: name, range: 0...3600)
+            case "--mirror": options.mirror = true
             default:
                 throw CommandTable.unhandled(option, in: command.name)
             }
@@ -253,6 +270,11 @@ public struct SnapOptions: Sendable {
             throw CamrollError.usage("'--set' controls a camera; '\(device == .pattern ? "pattern" : "file:")' has no controls")
         }
     }
+}
+
+/// Where `camroll pick` shows the camera.
+public enum PickerFrontEnd: Sendable, Equatable {
+    case window, terminal
 }
 
 /// `-f` names: friendly ones (`mjpeg`, `yuyv`) or any fourcc.

@@ -65,22 +65,42 @@ struct Table {
     /// memory of one chunk, not of all the rows (2.3 GB before). Text is aligned in two passes
     /// over the rows, the first for the column widths, both in one read transaction so that they
     /// see the same rows. Stops when `out` says the reader has gone (`camroll list | head`).
-    static func stream(_ database: Database, _ sql: String, as format: Format, to out: (String) -> Bool) throws {
+    ///
+    /// For text, a person's: each row's values as `shown` makes them (local times, sizes in kB,
+    /// two columns in one), under `headers` (one for each value it gives) instead of the
+    /// columns' names, and the last column (a path) cut from the left, with "…", so that the
+    /// lines fit `width`.
+    static func stream(
+        _ database: Database, _ sql: String, as format: Format, headers: [String]? = nil,
+        shown: (([Value]) -> [Value])? = nil, width lineWidth: Int? = nil, to out: (String) -> Bool
+    ) throws {
         try database.execute("BEGIN")
         defer { try? database.execute("COMMIT") }
         let statement = try database.prepare(sql)
         let columns = (0..<statement.columnCount).map { statement.columnName($0) }
-        var widths = columns.map(width)
+        let person = format == .text
+        func row() -> [Value] {
+            let values = (0..<statement.columnCount).map { statement.value($0) }
+            return person ? shown?(values) ?? values : values
+        }
+        let names = person ? headers ?? columns : columns
+        var widths = names.map(width)
         if format == .text {
             var rowCount = 0
             while try statement.step() {
-                for column in columns.indices {
-                    widths[column] = max(widths[column], width(statement.value(Int32(column)).display))
+                for (column, value) in row().enumerated() {
+                    widths[column] = max(widths[column], width(value.display))
                 }
                 rowCount += 1
             }
             guard rowCount > 0 else { _ = out("(none)\n"); return }
             try statement.bind([])
+        }
+        // What the last column has left of the line (never less than a short name's room).
+        let lastRoom = lineWidth.map { max(10, $0 - widths.dropLast().reduce(0, +) - 2 * (names.count - 1)) }
+        func fitted(_ cells: [String]) -> [String] {
+            guard let lastRoom, let last = cells.last, width(last) > lastRoom else { return cells }
+            return cells.dropLast() + ["…" + String(last.suffix(lastRoom - 1))]
         }
         // JSON objects' keys in order, as JSONLine writes them.
         let keyOrder = columns.indices.sorted { columns[$0] < columns[$1] }
@@ -94,15 +114,15 @@ struct Table {
         }
         var going: Bool
         switch format {
-        case .text: going = add(textLine(columns, widths: widths))
+        case .text: going = add(textLine(names, widths: widths))
         case .csv: going = add(csvLine(columns))
         case .json: going = add("[")
         }
         var first = true
         while going, try statement.step() {
-            let values = (0..<statement.columnCount).map { statement.value($0) }
+            let values = row()
             switch format {
-            case .text: going = add(textLine(values.map(\.display), widths: widths))
+            case .text: going = add(textLine(fitted(values.map(\.display)), widths: widths))
             case .csv: going = add(csvLine(values.map(\.display)))
             case .json:
                 var object = first ? "{" : ",{"

@@ -148,6 +148,25 @@ public struct CameraControls {
         }
     }
 
+    /// `value` made one the control takes: inside its range, on its step grid, a menu's nearest
+    /// entry, a switch's 0 or 1 (a window's slider can stand anywhere).
+    public static func clamped(_ control: Control, _ value: Int64) -> Int64 {
+        switch control.kind {
+        case "bool":
+            return value == 0 ? 0 : 1
+        case "menu", "intmenu":
+            return control.menu.map(\.index).min { ($0 - value).magnitude < ($1 - value).magnitude } ?? value
+        default:
+            let step = Int64(max(1, min(control.step, UInt64(Int64.max))))
+            let inside = max(control.minimum, min(control.maximum, value))
+            let (offset, far) = inside.subtractingReportingOverflow(control.minimum)
+            guard !far else { return inside }
+            let down = control.minimum + offset / step * step, remainder = offset % step
+            let (up, past) = down.addingReportingOverflow(step)
+            return remainder >= step - remainder && !past && up <= control.maximum ? up : down
+        }
+    }
+
     /// Controls a user turns while looking: numbers, switches, menus; not buttons or read-only ones.
     public func adjustable() -> [Control] {
         list().filter { $0.isSettable && $0.kind != "button" && $0.maximum > $0.minimum }

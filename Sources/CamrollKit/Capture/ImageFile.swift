@@ -100,7 +100,7 @@ enum AbsolutePath {
         // Not `parts.joined(separator:)`, nor `+=` of a Substring: both run the standard
         // library's unspecialized generic code, whose associated types the runtime finds by
         // demangling their names. A one-photo process would run that machinery for this alone,
-        // and under qemu all code run once is translated first (README, Time to the first JPEG).
+        // and under qemu all code run once is translated first (docs/benchmarks.md, Time to the first JPEG).
         var resolved = ""
         for part in parts {
             resolved += "/"

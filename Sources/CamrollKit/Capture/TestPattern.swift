@@ -11,6 +11,11 @@ public final class TestPattern: FrameSource {
     private var frameNumber = 0
 
     /// Width must be even: YUYV stores two pixels in four bytes.
+    /// The sizes a picker's menu offers for the pattern: the common camera sizes.
+    static let offeredSizes = [
+        Resolution(width: 640, height: 480), Resolution(width: 1280, height: 720), Resolution(width: 1920, height: 1080),
+    ]
+
     public init(resolution: Resolution) {
         self.resolution = resolution
         self.barRows = Self.colourBarRow(width: resolution.width)

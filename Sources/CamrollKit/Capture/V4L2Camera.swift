@@ -66,6 +66,9 @@ public final class V4L2Camera: FrameSource {
     private let checksEveryFrame: Bool
     private var streaming = false
 
+    /// The sizes the camera offers in the format it streams (a picker's size menu).
+    public var sizes: [Resolution] { device.sizes(for: format) }
+
     /// Its controls, to read and change while it streams.
     public var controls: CameraControls { CameraControls(device: device) }
 

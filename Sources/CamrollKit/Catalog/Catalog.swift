@@ -500,33 +500,61 @@ public final class Catalog {
         }
     }
 
-    /// How a run ended: its status, the error that ended it (if one did), when.
+    /// What a run saved, as its summary counts it: `runs.saved_count`, `saved_bytes` and
+    /// `saving_us`. Its MB/s is `bytes` over `savingMicroseconds` (`RunFigures`), wherever it
+    /// is shown.
+    public struct RunTotals: Sendable, Equatable {
+        public var saves: Int
+        public var bytes: Int
+        /// Time spent saving (writing, naming, recording), not capturing or pausing.
+        public var savingMicroseconds: Int
+
+        public init(saves: Int, bytes: Int, savingMicroseconds: Int) {
+            self.saves = saves
+            self.bytes = bytes
+            self.savingMicroseconds = savingMicroseconds
+        }
+    }
+
+    /// How a run ended: its status, the error that ended it (if one did), when, and what it
+    /// saved (nil where that is not known: a run closed by `verify --repair`).
     public struct RunEnd: Sendable {
         public var id: Int
         public var status: RunStatus
         public var error: String?
         public var at: Date
+        public var totals: RunTotals?
 
-        public init(id: Int, status: RunStatus, error: String?, at: Date = Date()) {
+        public init(id: Int, status: RunStatus, error: String?, at: Date = Date(), totals: RunTotals? = nil) {
             self.id = id
             self.status = status
             self.error = error
             self.at = at
+            self.totals = totals
         }
     }
 
-    public func finishRun(_ id: Int, status: RunStatus, error: String?, at: Date = Date()) throws {
-        try userErrors { try updateRunEnd(RunEnd(id: id, status: status, error: error, at: at)) }
+    public func finishRun(_ id: Int, status: RunStatus, error: String?, at: Date = Date(), totals: RunTotals? = nil) throws {
+        try userErrors { try updateRunEnd(RunEnd(id: id, status: status, error: error, at: at, totals: totals)) }
     }
 
     private func updateRunEnd(_ end: RunEnd) throws {
         try runEndUpdate()
-            .bind(.text(end.status.rawValue), .optional(end.error), .text(Timestamp.iso8601(end.at)), .int(end.id))
+            .bind(.text(end.status.rawValue), .optional(end.error), .text(Timestamp.iso8601(end.at)),
+                  .optional(end.totals?.saves), .optional(end.totals?.bytes), .optional(end.totals?.savingMicroseconds),
+                  .int(end.id))
             .run()
     }
 
+    /// A run's totals are written, never cleared: a run closed again without them keeps those it has.
     private func runEndUpdate() throws -> Statement {
-        try kept(&updateRunEnd, "UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE id = ?")
+        try kept(
+            &updateRunEnd,
+            """
+            UPDATE runs SET status = ?, error = ?, finished_at = ?, saved_count = coalesce(?, saved_count),
+                            saved_bytes = coalesce(?, saved_bytes), saving_us = coalesce(?, saving_us)
+            WHERE id = ?
+            """)
     }
 
     /// The statement kept in `slot`, prepared from `sql` and kept there the first time.
@@ -631,6 +659,31 @@ public final class Catalog {
         }
     }
 
+    /// A file a run saved, as its rows tell it.
+    public struct SavedFile: Sendable {
+        public var path: String
+        public var bytes: Int
+        public var xxh128: String
+        public var captureID: Int
+        public var width: Int
+        public var height: Int
+    }
+
+    /// The files run `id` saved and still has, in the order saved.
+    public func savedFiles(ofRun id: Int) throws -> [SavedFile] {
+        let statement = try database.prepare("""
+            SELECT s.path, s.bytes, s.xxh128, c.id, c.width, c.height FROM saves s JOIN captures c ON c.id = s.capture_id
+            WHERE c.run_id = ? AND s.status = 'saved' ORDER BY c.id, s.seq
+            """).bind(.int(id))
+        var files: [SavedFile] = []
+        while try statement.step() {
+            files.append(SavedFile(
+                path: statement.text(0) ?? "", bytes: statement.int(1), xxh128: statement.text(2) ?? "",
+                captureID: statement.int(3), width: statement.int(4), height: statement.int(5)))
+        }
+        return files
+    }
+
     private func lastSaveID() throws -> Int {
         try database.scalarInt("SELECT coalesce(max(id), 0) FROM saves") ?? 0
     }
@@ -672,7 +725,7 @@ public final class Catalog {
     /// SQLite its parse (see `recordSaves`), start and halt, and camroll its binding, whatever
     /// its number of rows. With this, the texts bound in place and the timestamps written
     /// without gmtime_r, the catalog's thread went from 22 300 to 14 600 instructions a row
-    /// (callgrind; README, Benchmark).
+    /// (callgrind; docs/benchmarks.md, Findings behind the code).
     /// Any earlier row for the same path no longer describes the file there (it was replaced
     /// with `--overwrite`, or deleted by hand and saved again): `recordSaves` marks it
     /// `replaced` in the same transaction, so that deleting its run cannot remove this file.

@@ -56,10 +56,11 @@ enum RunPlot {
     }
 
     static func svg(_ timeline: SaveTimeline) -> String {
-        let bytes = timeline.saves.reduce(0) { $0.addingSaturated($1.bytes) }
-        let title = "camroll run \(timeline.runID): \(timeline.saves.count) save\(timeline.saves.count == 1 ? "" : "s"), \(Units.bytes(bytes)) in "
-            + "\(Units.duration(microseconds: Int(timeline.seconds * 1e6))), "
-            + "\(Format.fixed(Double(bytes) / 1e6 / max(timeline.seconds, 1e-6), 1)) MB/s"
+        // The run's figures as its summary and `stats` give them: bytes over the saving time.
+        let figures = timeline.figures
+        let title = "camroll run \(timeline.runID): \(timeline.saves.count) save\(timeline.saves.count == 1 ? "" : "s"), "
+            + "\(Units.bytes(figures.bytes)) in \(Units.duration(microseconds: figures.savingMicroseconds)) saving, "
+            + "\(Format.fixed(figures.megabytesPerSecond, 1)) MB/s"
         let plotWidth = width - left - right
         var svg = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
@@ -125,16 +126,20 @@ enum RunPlot {
         area.append("\(format(left + plotWidth)),\(format(y0 + panelHeight))")
         svg += "<polygon fill=\"#2ca02c\" fill-opacity=\"0.35\" stroke=\"#2ca02c\" points=\"\(area.joined(separator: " "))\"/>\n"
 
-        // 3: latency histogram, power-of-two buckets.
+        // 3: latency histogram, power-of-two buckets, the count on a log scale (log(1 + n), as
+        // `stats` draws its bars): the tail's few saves stand beside the thousands.
         y0 += panelHeight + gap
         let buckets = LatencyBuckets(timeline.saves.map(\.durationMicroseconds).sorted()).buckets
-        let most = Double(max(1, buckets.map(\.count).max() ?? 1))
-        svg += panel(y: y0, title: "save latency histogram (saves per bucket)", xTicks: [], xMax: 1, xLabel: { _ in "" },
-                     // A middle line only where it falls on a whole count (1 save: 0 and 1, not 0, 1, 1).
-                     yTicks: Int(most) % 2 == 0 ? [0, 0.5, 1] : [0, 1], yLabel: { String(Int(($0 * most).rounded())) })
+        let most = max(1, buckets.map(\.count).max() ?? 1)
+        // 0, then each power of ten up to the largest count, then the largest count itself.
+        var countTicks = [0] + sequence(first: 1, next: { $0 <= most / 10 ? $0 * 10 : nil })
+        if countTicks.last != most && LatencyBuckets.scaled(countTicks.last ?? 0, of: most) < 0.9 { countTicks.append(most) }
+        let tickLabels = Dictionary(countTicks.map { (LatencyBuckets.scaled($0, of: most), String($0)) }) { first, _ in first }
+        svg += panel(y: y0, title: "save latency histogram (saves per bucket, log scale)", xTicks: [], xMax: 1, xLabel: { _ in "" },
+                     yTicks: countTicks.map { LatencyBuckets.scaled($0, of: most) }, yLabel: { tickLabels[$0] ?? "" })
         let barWidth = plotWidth / Double(max(1, buckets.count))
         for (index, bucket) in buckets.enumerated() {
-            let barHeight = panelHeight * Double(bucket.count) / most
+            let barHeight = panelHeight * LatencyBuckets.scaled(bucket.count, of: most)
             let x = left + barWidth * Double(index)
             svg += "<rect x=\"\(format(x + 1))\" y=\"\(format(y0 + panelHeight - barHeight))\" width=\"\(format(max(1, barWidth - 2)))\" "
                 + "height=\"\(format(barHeight))\" fill=\"#9467bd\"/>\n"

@@ -15,22 +15,25 @@ struct SaveTimeline {
     let runID: Int
     /// By start.
     let saves: [Save]
+    /// The run's saves, bytes and saving time, as its summary and `stats` give them.
+    let figures: RunFigures
 
     var seconds: Double { saves.map(\.end).max() ?? 0 }
     /// The time the charts span: the run's, but at least the millisecond the catalog's times
     /// are kept in (and never 0, which has no slices).
     var drawnSeconds: Double { max(seconds, 0.001) }
 
-    /// The newest run in `selection`'s saves (`runID`, or every run), its saved files only.
+    /// The run `runID`, or the newest run with saves: every save it made, whatever became of its
+    /// file since (deleted, replaced), as `stats` counts them.
     init?(catalog: Catalog, runID: Int?) throws {
         guard let run = try runID ?? catalog.database.prepare(
-            "SELECT max(c.run_id) FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status = 'saved'"
+            "SELECT max(c.run_id) FROM saves s JOIN captures c ON c.id = s.capture_id"
         ).firstInt() else { return nil }
         let statement = try catalog.database.prepare(
             """
             SELECT s.saved_at, \(Catalog.plausibleDuration), \(Catalog.plausibleBytes), coalesce(s.job, 0) FROM saves s
             JOIN captures c ON c.id = s.capture_id
-            WHERE c.run_id = ? AND s.status = 'saved' ORDER BY s.saved_at, s.seq
+            WHERE c.run_id = ? ORDER BY s.saved_at, s.seq
             """
         ).bind([.int(run)])
         var saves: [Save] = []
@@ -52,6 +55,7 @@ struct SaveTimeline {
         }
         guard !saves.isEmpty else { return nil }
         self.runID = run
+        self.figures = try RunFigures.byRun(catalog, runID: run)[run] ?? RunFigures()
         self.saves = saves.sorted { $0.start < $1.start }
     }
 

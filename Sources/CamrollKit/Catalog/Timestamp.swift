@@ -89,6 +89,22 @@ extension Timestamp {
         return Double(days * 86_400 + hour * 3600 + minute * 60 + second) + Double(millis) / 1000
     }
 
+    /// TZ and the zone's file read once (localtime_r does not; tzset each time would, a row each).
+    private static let zoneRead: Void = tzset()
+
+    /// A catalog timestamp as a person reads it: the local time (TZ's zone) to the second,
+    /// `2026-12-02 17:30:05`, or to the minute; the text as it is when it does not parse.
+    static func local(_ text: String, seconds withSeconds: Bool = true) -> String {
+        guard let seconds = seconds(ofISO8601: text), seconds.isFinite else { return text }
+        var time = time_t(seconds.rounded(.down))
+        var parts = tm()
+        _ = zoneRead
+        guard localtime_r(&time, &parts) != nil else { return text }
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard strftime(&buffer, buffer.count, withSeconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &parts) > 0 else { return text }
+        return String(nulTerminated: buffer)
+    }
+
     /// Seconds from one catalog timestamp to another (0 if either does not parse).
     static func seconds(between first: String, and last: String) -> Double {
         func parse(_ text: String) -> Double? { Timestamp.seconds(ofISO8601: text) }

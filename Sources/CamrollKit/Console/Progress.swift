@@ -52,6 +52,8 @@ public struct RunSummary: Sendable {
     public var error: String?
     public var catalogPath: String
     public var lastPath: String?
+    /// The size of the last photo saved (nil before the first).
+    public var pictureSize: Resolution? = nil
 }
 
 /// Receives a batch's events and shows them: a live line, plain lines, NDJSON, or nothing.
@@ -88,9 +90,20 @@ enum Units {
     }
 }
 
-/// The human-readable summary, shared by the terminal and plain reporters.
-func summaryText(_ summary: RunSummary) -> String {
+/// The human-readable summary, shared by the terminal and plain reporters. `detailed`: the
+/// figures of a storage test (counts, rates, latencies, the catalog's run), for more than one
+/// save or `--stats`; otherwise one photo is one line, its path, size and bytes.
+func summaryText(_ summary: RunSummary, detailed: Bool = true) -> String {
     let p = summary.progress
+    if !detailed && p.freeBytes == nil {
+        if summary.status == .completed, p.done == 1, let path = summary.lastPath {
+            let size = summary.pictureSize.map { "\($0) JPEG, " } ?? "JPEG, "
+            return "saved \(path) (\(size)\(Units.bytes(p.bytes)))\n"
+        }
+        if summary.status != .completed && summary.status != .running && p.done == 0 {
+            return "\(summary.status == .cancelled ? "cancelled" : "failed"): nothing saved\n"
+        }
+    }
     let head: String
     // A fill's total is only an upper bound (a billion without -n): its count stands alone.
     let count = p.freeBytes != nil ? "\(p.done)" : "\(p.done)/\(p.total)"
@@ -168,10 +181,13 @@ final class ProgressLine {
 public final class TerminalProgress: ProgressReporter {
     private let console: Console
     private let line: ProgressLine
+    private let detailed: Bool
 
-    public init(console: Console) {
+    /// `detailed`: the storage test's figures in the summary (`summaryText`).
+    public init(console: Console, detailed: Bool = true) {
         self.console = console
         self.line = ProgressLine(console: console, live: true)
+        self.detailed = detailed
     }
 
     public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
@@ -199,7 +215,7 @@ public final class TerminalProgress: ProgressReporter {
 
     public func finished(_ summary: RunSummary) {
         line.clear()
-        console.out(summaryText(summary))
+        console.out(summaryText(summary, detailed: detailed))
     }
 }
 
@@ -207,10 +223,13 @@ public final class TerminalProgress: ProgressReporter {
 public final class PlainProgress: ProgressReporter {
     private let console: Console
     private let line: ProgressLine?
+    private let detailed: Bool
 
-    public init(console: Console, showProgress: Bool) {
+    /// `detailed`: the storage test's figures in the summary (`summaryText`).
+    public init(console: Console, showProgress: Bool, detailed: Bool = true) {
         self.console = console
         self.line = showProgress ? ProgressLine(console: console, live: false) : nil
+        self.detailed = detailed
     }
 
     public func started(runID: Int, runUUID: String, device: String, total: Int, template: String) {}
@@ -226,7 +245,7 @@ public final class PlainProgress: ProgressReporter {
         }
     }
 
-    public func finished(_ summary: RunSummary) { console.out(summaryText(summary)) }
+    public func finished(_ summary: RunSummary) { console.out(summaryText(summary, detailed: detailed)) }
 }
 
 /// `-o -`: standard output carries the photos, so everything else goes to stderr — a live line

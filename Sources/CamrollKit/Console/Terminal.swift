@@ -41,6 +41,15 @@ public final class Console: Sendable {
         return columns > 0 ? columns : nil
     }
 
+    /// The screen a listing or a picture on stdout is to fit: COLUMNS and LINES where they are
+    /// set, else the terminal's size, else 80x24 (a pipe, a file: what a terminal most often is).
+    public func stdoutScreen(environment: [String: String]) -> (columns: Int, rows: Int) {
+        func variable(_ name: String) -> Int? { environment[name].flatMap { Int($0) }.flatMap { (1...100_000).contains($0) ? $0 : nil } }
+        var columns: Int32 = 0, rows: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        let terminal = clinux_terminal_size(STDOUT_FILENO, &columns, &rows, &width, &height) == 0 && columns > 0 && rows > 0
+        return (variable("COLUMNS") ?? (terminal ? Int(columns) : 80), variable("LINES") ?? (terminal ? Int(rows) : 24))
+    }
+
     /// The width of the terminal on stdout, or nil when it is not one.
     public var stdoutColumns: Int? {
         let columns = Int(clinux_terminal_columns(STDOUT_FILENO))

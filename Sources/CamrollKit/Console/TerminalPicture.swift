@@ -33,6 +33,8 @@ public struct TerminalSize: Equatable, Sendable {
 /// makes it from the environment. Knows nothing of cameras: it is given pictures.
 public final class TerminalPainter {
     public let mode: PreviewMode
+    /// Why the mode is not the one asked for or detected, to tell the user.
+    public let note: String?
     private let terminal: OpaquePointer
     private let canvasMode: Int32
     private let pixelMode: Int32
@@ -43,7 +45,10 @@ public final class TerminalPainter {
     ///   - requested: `--preview-mode`, or nil to use what the terminal supports.
     ///   - color: false (`--color never`, `NO_COLOR`, not a terminal) draws symbols in the
     ///     terminal's own two colours unless an image protocol was asked for by name.
-    public init(requested: PreviewMode?, environment: [String: String], color: Bool) throws {
+    ///   - drawsSixels: whether the terminal answers that it draws sixels (asked of it only
+    ///     when sixels are chosen); nil asks the terminal on stdin/stderr.
+    public init(requested: PreviewMode?, environment: [String: String], color: Bool,
+                drawsSixels: (() -> Bool)? = nil) throws {
         var why = [CChar](repeating: 0, count: 256)
         guard cchafa_load(&why, why.count) == 1 else {
             throw CamrollError(
@@ -51,7 +56,7 @@ public final class TerminalPainter {
                 hint: "Install libchafa (Debian: apt install libchafa0), or use --preview-mode none.")
         }
         var detectedCanvas: Int32 = 0, detectedPixels: Int32 = 0
-        let strings = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let strings = TerminalQuery.colorEnvironment(environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { strings.forEach { free($0) } }
         var envp = strings
         terminal = cchafa_detect(&envp, &detectedCanvas, &detectedPixels)
@@ -60,7 +65,16 @@ public final class TerminalPainter {
         case Int32(CHAFA_PIXEL_MODE_SIXELS): .sixel
         default: .symbols
         }
-        mode = requested ?? (color ? detected : .symbols)
+        let chosen = requested ?? (color ? detected : .symbols)
+        // Sixels drawn where they are not understood show nothing at all (tmux built without
+        // them): drawn only where the terminal answers that it draws them.
+        if chosen == .sixel && !(drawsSixels ?? { TerminalQuery.drawsSixels() })() {
+            mode = .symbols
+            note = "the terminal does not say it draws sixels (no 4 in its answer to ESC [ c): drawing colour blocks instead"
+        } else {
+            mode = chosen
+            note = nil
+        }
         pixelMode = switch mode {
         case .kitty: Int32(CHAFA_PIXEL_MODE_KITTY)
         case .sixel: Int32(CHAFA_PIXEL_MODE_SIXELS)

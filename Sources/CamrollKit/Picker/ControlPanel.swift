@@ -28,6 +28,26 @@ final class ControlPanel {
         values[selected] = controls.value(of: control)
     }
 
+    /// A window's slider: control `index` (of the adjustable ones) set to `value`, clamped to its
+    /// range and step as `--set` does.
+    func set(_ index: Int, to value: Int64) throws {
+        guard adjustable.indices.contains(index) else { return }
+        let control = adjustable[index]
+        let clamped = CameraControls.clamped(control, value)
+        try controls.set(control, to: clamped)
+        values[index] = controls.value(of: control)
+        selected = index
+    }
+
+    /// What a window shows of each adjustable control: a slider, or a check box for a boolean.
+    var entries: [(label: String, minimum: Int64, maximum: Int64, step: Int64, value: Int64, isBoolean: Bool)] {
+        adjustable.indices.map { index in
+            let control = adjustable[index]
+            return (control.label, control.minimum, control.maximum, Int64(clamping: max(1, control.step)),
+                    values[index] ?? control.defaultValue, control.kind == "bool")
+        }
+    }
+
     /// `brightness 140 (0–255)`, or a menu entry's name.
     var status: String {
         let control = adjustable[selected]

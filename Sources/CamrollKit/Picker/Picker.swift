@@ -1,59 +1,76 @@
 import Glibc
 
-/// The camera picker's screen: the source live in the terminal, a shutter, the shot held for
-/// review, keep or retake, cancel. It takes frames from any `FrameSource` and hands pictures to a
-/// `TerminalPainter`; it knows neither V4L2 nor chafa. Saving is not its business: it returns
-/// the frame kept.
+/// The camera picker: the source live, a shutter (now or after a countdown), the shot held for
+/// review, keep or retake, cancel; in a window, another camera or size chosen and controls
+/// set. It takes frames from any `FrameSource` and shows them on a `PickerScreen` (a terminal or
+/// a window), whose actions it reads: it knows neither V4L2 nor how anything is drawn. Saving is
+/// not its business: it returns the frame kept, and the source it came from.
 final class Picker {
     enum Outcome {
-        /// The frame to save, full size, as the source delivered it.
-        case keep(Frame)
-        /// q, Esc or Ctrl-C.
+        /// The frame to save, full size, as `source` delivered it.
+        case keep(Frame, from: FrameSource)
+        /// q, Esc, Ctrl-C typed, the window closed.
         case cancelled
         /// SIGTERM, SIGHUP or SIGINT from outside.
         case signalled(Int32)
     }
 
-    /// What the status line says about the source (`/dev/video0  YUYV 640x480`).
-    struct Description {
-        var device: String
-        var format: String
-        /// Saves a kept picture gets (`-n`).
-        var copies: Int
+    /// A source open, with what the picker says and offers about it.
+    struct OpenSource {
+        var source: FrameSource
+        /// What the status says about the source (`/dev/video0  YUYV 640x480`).
+        var description: String
+        var controls: ControlPanel?
+        var sizes: [Resolution]
+        var resolution: Resolution?
     }
 
-    /// Frames drawn per second at most: more costs CPU and is not seen.
+    /// Frames shown per second at most: more costs CPU and is not seen.
     static let previewRate = 30
 
-    private let source: FrameSource
-    private let screen: FullScreen
-    private let painter: TerminalPainter
-    private let controls: ControlPanel?
+    private var current: OpenSource
+    private let screen: PickerScreen
     private let cancellation: Cancellation
-    private let description: Description
+    private let copies: Int
+    /// The self-timer's length, in seconds: what the shutter waits (0: none) and what the
+    /// timer button counts down.
+    private let timerSeconds: Int
+    private let timerButtonSeconds: Int
     /// Checks the frame about to be kept (a damaged MJPEG frame is refused); nil: no check.
     private let check: ((Frame) throws -> Void)?
+    /// Opens another camera or size (a window's menus): the cameras offered and how to open one.
+    private var sources: PickerSources?
+    private let reopen: ((DeviceChoice, Resolution?) throws -> OpenSource)?
 
-    private var size: TerminalSize?
-    private var seenWindowChanges = -1
     private var meter = RateMeter()
     private var notice: String?
 
     init(
-        source: FrameSource, screen: FullScreen, painter: TerminalPainter, controls: ControlPanel?,
-        cancellation: Cancellation, description: Description, check: ((Frame) throws -> Void)? = nil
+        source: OpenSource, screen: PickerScreen, cancellation: Cancellation, copies: Int, timerSeconds: Int = 0,
+        sources: PickerSources? = nil, reopen: ((DeviceChoice, Resolution?) throws -> OpenSource)? = nil,
+        check: ((Frame) throws -> Void)? = nil
     ) {
-        self.source = source
+        current = source
         self.screen = screen
-        self.painter = painter
-        self.controls = controls
         self.cancellation = cancellation
-        self.description = description
+        self.copies = copies
+        self.timerSeconds = timerSeconds
+        timerButtonSeconds = timerSeconds > 0 ? timerSeconds : 3
+        self.sources = sources
+        self.reopen = reopen
         self.check = check
+        if var sources {
+            sources.sizes = source.sizes
+            sources.selectedSize = source.resolution.flatMap { source.sizes.firstIndex(of: $0) } ?? -1
+            self.sources = sources
+            screen.sourcesChanged(sources, controls: source.controls)
+        }
     }
 
     private enum State {
         case live
+        /// Counting down to the shot at this moment (monotonic microseconds).
+        case countdown(until: Int)
         case review(Frame)
     }
 
@@ -65,77 +82,80 @@ final class Picker {
         let frameInterval = 1_000_000 / Self.previewRate
         while true {
             if let signal = cancellation.signal { return .signalled(signal) }
-            if SignalWatcher.windowChanges != seenWindowChanges {
-                seenWindowChanges = SignalWatcher.windowChanges
-                size = screen.size
-                screen.write("\u{1B}[2J")
-                needsDrawing = true
+            let wait: Int
+            switch state {
+            case .live, .countdown: wait = max(0, nextFrameDue - monotonicMicroseconds())
+            case .review: wait = needsDrawing ? 0 : 50_000
             }
-            let isLive = { if case .live = state { true } else { false } }()
-            let wait = isLive ? max(0, nextFrameDue - monotonicMicroseconds()) : 50_000
-            for key in screen.keys(waiting: wait) {
-                switch (key, state) {
-                case (.interrupt, _), (.escape, _), (.character("q"), _), (.hangUp, _):
+            for action in try screen.actions(waiting: wait) {
+                switch (action, state) {
+                case (.cancel, _), (.hangUp, _):
                     return .cancelled
                 case (.suspend, _):
-                    try screen.suspend()
-                    // Continued: the terminal may have another size, and holds the shell's text.
-                    size = screen.size
                     needsDrawing = true
-                case (.character(" "), .live), (.enter, .live):
-                    guard let frame = shown else { continue }
-                    do {
-                        try check?(frame)
-                        state = .review(frame)
-                        notice = nil
-                    } catch let error as CamrollError {
-                        notice = "that frame was damaged (\(error.message)); press space again"
+                case (.shutter, .live), (.confirm, .live):
+                    if timerSeconds > 0 {
+                        state = .countdown(until: monotonicMicroseconds() + timerSeconds * 1_000_000)
+                    } else if let frame = shown, let held = hold(frame) {
+                        state = .review(held)
                     }
                     needsDrawing = true
-                case (.enter, .review(let frame)), (.character("u"), .review(let frame)):
-                    return .keep(frame)
-                case (.character("r"), .review):
+                case (.timer, .live):
+                    state = .countdown(until: monotonicMicroseconds() + timerButtonSeconds * 1_000_000)
+                    needsDrawing = true
+                case (.shutter, .countdown), (.timer, .countdown), (.confirm, .countdown):
+                    // A second press stops the countdown, as a phone's timer does.
                     state = .live
                     needsDrawing = true
-                case (.up, .live), (.character("["), .live):
-                    controls?.select(by: -1)
+                case (.confirm, .review(let frame)), (.keep, .review(let frame)):
+                    return .keep(frame, from: current.source)
+                case (.retake, .review):
+                    state = .live
                     needsDrawing = true
-                case (.down, .live), (.character("]"), .live):
-                    controls?.select(by: 1)
+                case (.selectControl(let offset), .live):
+                    current.controls?.select(by: offset)
                     needsDrawing = true
-                case (.left, .live), (.character("-"), .live):
-                    adjust(by: -1)
+                case (.stepControl(let direction), .live):
+                    changeControl { try $0.adjust(by: direction) }
                     needsDrawing = true
-                case (.right, .live), (.character("+"), .live), (.character("="), .live):
-                    adjust(by: 1)
-                    needsDrawing = true
+                case (.setControl(let index, let value), .live), (.setControl(let index, let value), .countdown):
+                    changeControl { try $0.set(index, to: value) }
+                case (.switchCamera(let index), .live):
+                    try switchSource(camera: index, size: nil)
+                    shown = nil
+                case (.switchSize(let index), .live):
+                    try switchSource(camera: nil, size: index)
+                    shown = nil
                 default:
                     continue
                 }
             }
             switch state {
-            case .live where monotonicMicroseconds() >= nextFrameDue:
+            case .live where monotonicMicroseconds() >= nextFrameDue, .countdown where monotonicMicroseconds() >= nextFrameDue:
                 // On a fixed schedule, not a fixed pause after each frame, so that the preview
                 // runs at the rate asked for; more than a frame behind, the schedule starts again.
                 let now = monotonicMicroseconds()
                 nextFrameDue = nextFrameDue + frameInterval < now ? now + frameInterval : nextFrameDue + frameInterval
-                let frame: Frame
-                do {
-                    frame = try source.newestFrame()
-                } catch is CancelledWhileWaiting {
-                    // A signal while the camera was between frames.
-                    return .signalled(cancellation.signal ?? SIGINT)
-                }
+                guard let frame = try newestFrame() else { return .signalled(cancellation.signal ?? SIGINT) }
                 meter.count(at: monotonicMicroseconds())
                 shown = frame
-                painter.live = true
-                try draw(frame, status: liveStatus(frame))
+                if case .countdown(let until) = state {
+                    let left = until - monotonicMicroseconds()
+                    if left <= 0 {
+                        // The frame shown was asked for after the countdown ended: the shot is
+                        // of that moment, not of one before it.
+                        state = hold(frame).map(State.review) ?? .live
+                        needsDrawing = true
+                        continue
+                    }
+                    try screen.show(frame, view(frame, .countdown((left + 999_999) / 1_000_000)))
+                } else {
+                    try screen.show(frame, view(frame, .live))
+                }
                 needsDrawing = false
             case .review(let frame) where needsDrawing:
-                // The shot held still: drawn with the painter's full care, once.
-                painter.live = false
-                try draw(frame, status: "frame \(frame.sequence) taken  ·  enter/u keep"
-                    + (description.copies > 1 ? " (\(description.copies) saves)" : "") + "  ·  r retake  ·  q cancel")
+                // The shot held still: drawn once, with the screen's full care.
+                try screen.show(frame, view(frame, .review))
                 needsDrawing = false
             default:
                 break
@@ -143,10 +163,34 @@ final class Picker {
         }
     }
 
-    private func adjust(by direction: Int) {
-        guard let controls else { return }
+    /// The newest frame, or nil when a signal came while the camera was between frames.
+    private func newestFrame() throws -> Frame? {
         do {
-            try controls.adjust(by: direction)
+            return try current.source.newestFrame()
+        } catch is CancelledWhileWaiting {
+            return nil
+        }
+    }
+
+    /// `frame`, checked, to be held for review; nil (and a notice) when it is damaged.
+    private func hold(_ frame: Frame) -> Frame? {
+        do {
+            try check?(frame)
+            notice = nil
+            Trace.mark("shutter: frame \(frame.sequence)")
+            return frame
+        } catch let error as CamrollError {
+            notice = "that frame was damaged (\(error.message)); take it again"
+        } catch {
+            notice = "\(error)"
+        }
+        return nil
+    }
+
+    private func changeControl(_ change: (ControlPanel) throws -> Void) {
+        guard let controls = current.controls else { return }
+        do {
+            try change(controls)
             notice = nil
         } catch let error as CamrollError {
             notice = error.message
@@ -155,30 +199,43 @@ final class Picker {
         }
     }
 
-    private func liveStatus(_ frame: Frame) -> String {
-        var parts = ["\(description.device)  \(description.format)", "frame \(frame.sequence)", "\(Format.fixed(meter.rate, 1)) fps"]
-        if let controls { parts.append(controls.status) }
-        if let notice { parts.append(notice) }
-        parts.append("space shutter" + (controls == nil ? "" : "  ↑↓ control  ←→ change") + "  q cancel")
-        return parts.joined(separator: "  ·  ")
+    /// Another camera (`camera`, an index into the menu) or size: the current source is let go
+    /// first (a camera can be opened by one process at a time, and by one handle here). A
+    /// source that cannot be opened leaves the picker on the one before, if it opens again.
+    private func switchSource(camera: Int?, size: Int?) throws {
+        guard let reopen, var sources else { return }
+        let cameraIndex = camera ?? sources.selectedCamera
+        guard sources.cameras.indices.contains(cameraIndex) else { return }
+        let resolution = size.flatMap { sources.sizes.indices.contains($0) ? sources.sizes[$0] : nil }
+        let previous = (device: sources.cameras[sources.selectedCamera].device, resolution: current.resolution)
+        current = OpenSource(source: NoSource(), description: "", controls: nil, sizes: [], resolution: nil)
+        do {
+            current = try reopen(sources.cameras[cameraIndex].device, resolution)
+            sources.selectedCamera = cameraIndex
+            notice = nil
+        } catch let error as CamrollError {
+            current = try reopen(previous.device, previous.resolution)
+            notice = "\(sources.cameras[cameraIndex].label): \(error.message)"
+        }
+        sources.sizes = current.sizes
+        sources.selectedSize = current.resolution.flatMap { current.sizes.firstIndex(of: $0) } ?? -1
+        self.sources = sources
+        screen.sourcesChanged(sources, controls: current.controls)
     }
 
-    /// The picture as large as the terminal allows above the status line, aspect kept
-    /// (`--preview-mode none`: the status line alone).
-    private func draw(_ frame: Frame, status: String) throws {
-        guard let size else { return }
-        var output = Array("\u{1B}[H".utf8)
-        if painter.mode != .none { output += try picture(frame, size: size) }
-        // The status line: the bottom row, cut to the width, the rest of the row cleared.
-        output += Array("\u{1B}[0m\u{1B}[\(size.rows);1H\u{1B}[7m \(String(status.prefix(max(0, size.columns - 2)))) \u{1B}[0m\u{1B}[K".utf8)
-        screen.write(output)
+    private func view(_ frame: Frame, _ phase: PickerView.Phase) -> PickerView {
+        PickerView(
+            phase: phase, source: current.description, frameSequence: frame.sequence, framesPerSecond: meter.rate,
+            control: current.controls?.status, notice: notice, copies: copies)
     }
+}
 
-    private func picture(_ frame: Frame, size: TerminalSize) throws -> [UInt8] {
-        // Kitty keeps every image it was sent until told to delete it.
-        let clear = painter.mode == .kitty ? Array("\u{1B}_Ga=d\u{1B}\\".utf8) : []
-        return try clear + painter.draw(frame, fitting: size.columns, rows: max(1, size.rows - 1), cell: size.cell)
-    }
+/// What the picker holds between letting one camera go and opening the next: a camera can be
+/// open once.
+private final class NoSource: FrameSource {
+    let deviceName = ""
+    let origin = PhotoOrigin.testPattern
+    func nextFrame() throws -> Frame { throw CamrollError(.unavailable, "no camera is open") }
 }
 
 /// Frames per second over the last second.

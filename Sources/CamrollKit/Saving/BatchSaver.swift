@@ -146,7 +146,10 @@ public final class BatchSaver: @unchecked Sendable {
         // Whatever happened, the rows of the files already saved are committed, and then the
         // run is closed: both in one commit where they can be.
         var status = runStatus(failure: failure, state: state)
-        if recorder.flushAndCloseRun(Catalog.RunEnd(id: runID, status: status, error: failure?.message)) {
+        // The run's figures, kept on its row: they outlive its files (`stats` after `delete`).
+        let totals = Catalog.RunTotals(
+            saves: state.progress.done, bytes: state.progress.bytes, savingMicroseconds: state.progress.savingMicroseconds)
+        if recorder.flushAndCloseRun(Catalog.RunEnd(id: runID, status: status, error: failure?.message, totals: totals)) {
             Trace.mark("save rows committed, run closed")
         } else {
             do { try recorder.flush() } catch { failure = failure ?? Self.userError(error) }
@@ -155,7 +158,7 @@ public final class BatchSaver: @unchecked Sendable {
             let unrecorded = recorder.unrecordedCount
             if unrecorded == 0 {
                 do {
-                    try recorder.closeRun(runID, status: status, error: failure?.message)
+                    try recorder.closeRun(runID, status: status, error: failure?.message, totals: totals)
                 } catch {
                     failure = failure ?? Self.userError(error)
                 }
@@ -170,7 +173,8 @@ public final class BatchSaver: @unchecked Sendable {
         }
         let summary = RunSummary(
             runID: runID, runUUID: runUUID, status: status, progress: state.progress,
-            latency: state.latency, error: failure?.message, catalogPath: catalogPath, lastPath: state.lastPath)
+            latency: state.latency, error: failure?.message, catalogPath: catalogPath, lastPath: state.lastPath,
+            pictureSize: state.pictureSize)
         reporter.finished(summary)
         return (summary, failure)
     }
@@ -187,6 +191,8 @@ public final class BatchSaver: @unchecked Sendable {
         var latency = LatencyHistogram()
         let startedAt: Int
         var lastPath: String?
+        /// The frame being saved, as encoded.
+        var pictureSize: Resolution?
         /// 0 before the first save of each frame.
         var previousSaveEnd = 0
         /// When `--fill` last asked the file system for its free space.
@@ -229,6 +235,7 @@ public final class BatchSaver: @unchecked Sendable {
             Trace.mark("frame \(frameIndex) hashed")
             let thumbnail = try pipeline.thumbnail(of: image)
             Trace.mark("frame \(frameIndex) thumbnail made")
+            state.pictureSize = Resolution(width: image.width, height: image.height)
             let runID = try runStarted(runRow, runUUID: runUUID).id
             let capture = Catalog.NewCapture(
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,

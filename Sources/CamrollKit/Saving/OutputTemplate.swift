@@ -134,6 +134,10 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
         pieces.contains { if case .seq = $0 { true } else { $0 == .uuid } }
     }
 
+    /// True when the saves of two frames of one run get different names (`{frame}`), though
+    /// the copies of one frame may not.
+    public var namesEachFrame: Bool { namesEachSave || pieces.contains { $0 == .frame } }
+
     public var description: String { text }
 
     /// A regular expression matching every path this template can render for run `run`; the

@@ -50,10 +50,10 @@ final class SaveRecorder: @unchecked Sendable {
 
     /// Records the run's end and checkpoints the catalog, whether or not earlier rows could be
     /// committed (the caller decides whether the run may be closed).
-    func closeRun(_ id: Int, status: Catalog.RunStatus, error: String?) throws {
+    func closeRun(_ id: Int, status: Catalog.RunStatus, error: String?, totals: Catalog.RunTotals? = nil) throws {
         try thread.sync {
             let catalog = try openedCatalog()
-            try catalog.finishRun(id, status: status, error: error)
+            try catalog.finishRun(id, status: status, error: error, totals: totals)
             catalog.checkpoint()
         }
     }

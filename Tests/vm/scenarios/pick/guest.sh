@@ -2,7 +2,12 @@
 # keys, shutter and keep; cancel; SIGTERM; and the camera unplugged during the preview.
 . /scenarios/common.sh
 export TERM=xterm-256color
-pick() { name=$1; shift; pty-keys 100 30 "$OUT/$name.screen" -- camroll pick -d 0 -r 640x480 --db "$OUT/catalog.sqlite3" "$@" >"$OUT/$name.out" 2>&1; }
+# The catalog is the scenario's unless the options name another (--db given twice is an error).
+pick() {
+    name=$1; shift; db=$OUT/catalog.sqlite3
+    case " $* " in *" --db "*) db= ;; esac
+    pty-keys 100 30 "$OUT/$name.screen" -- camroll pick -d 0 -r 640x480 ${db:+--db "$db"} "$@" >"$OUT/$name.out" 2>&1
+}
 
 # Right arrow twice: brightness 128 → 140 → 152 (a twentieth of 0–255 a step), read by
 # v4l2-ctl while the preview runs; then the shutter, the review, enter.

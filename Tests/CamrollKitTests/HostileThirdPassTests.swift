@@ -368,3 +368,40 @@ import Testing
         #expect(result.stderr.contains("show draws pictures of at most 100 megapixels"), "\(result.stderr)")
     }
 }
+
+extension HostileThirdPassTests {
+    /// The builds README tells people to make (`make demo`'s release build, `make build`, the
+    /// suites' `make unit-test`; `make install`'s static build has its own flags) are linked
+    /// without `$ORIGIN` in their search path: the release build's RUNPATH once was
+    /// `/opt/swift/usr/lib/swift/linux:$ORIGIN`, and a libxxhash.so.0 planted beside it ran.
+    /// Here, what make would run; Tests/hostile/runpath.py (make hostile) checks the binaries.
+    @Test func theBuildsReadmeNamesPutNoOriginInTheSearchPath() throws {
+        let dry = try CamrollBinary.runProgram(["/usr/bin/make", "-n", "-C", repositoryFile(""), "build", "release", "unit-test"])
+        #expect(dry.status == 0, "\(dry.stderr)")
+        let builds = dry.stdout.split(separator: "\n").filter { $0.hasPrefix("swift build") || $0.hasPrefix("swift test") }
+        #expect(builds.count == 3, "\(dry.stdout)")
+        for line in builds { #expect(line.contains("--disable-local-rpath"), "\(line)") }
+        let flags = try CamrollBinary.runProgram([repositoryFile("packaging/static-link-flags")])
+        #expect(flags.status == 0 && flags.stdout.split(separator: "\n").contains("--disable-local-rpath"), "\(flags.stdout)\(flags.stderr)")
+    }
+
+    /// A catalog made by main's schema step 5 (run totals, no directory columns) is upgraded by
+    /// step 6: its old saves keep NULL directories (and are deleted by walking their path
+    /// without following links), new ones record theirs.
+    @Test func aCatalogOfSchemaFiveGainsTheDirectoriesOfItsSaves() throws {
+        let dir = try TemporaryDirectory()
+        let db = dir.file("c.db")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3", "-o", dir.file("a/{seq}.jpg"), "--db", db, "--quiet"]).status == 0)
+        try Database(path: db).execute(
+            "ALTER TABLE saves DROP COLUMN directory_device; ALTER TABLE saves DROP COLUMN directory_inode; PRAGMA user_version = 5")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3", "-o", dir.file("b/{seq}.jpg"), "--db", db, "--quiet"]).status == 0)
+        let catalog = try CatalogReader(db)
+        #expect(try catalog.int("PRAGMA user_version") == 6)
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE directory_inode IS NULL") == 3)
+        #expect(try catalog.int("SELECT count(*) FROM saves WHERE directory_inode IS NOT NULL AND path LIKE '%/b/%'") == 3)
+        #expect(try catalog.int("SELECT saved_count FROM runs WHERE id = 2") == 3)
+        let deleted = try CamrollBinary.run(["delete", "--run", "1", "--db", db])
+        #expect(deleted.status == 0, "\(deleted.stderr)")
+        #expect(Self.files(under: dir.file("a")).isEmpty)
+    }
+}

@@ -26,6 +26,7 @@ typedef struct ccurl_transfer {
     int curl_code;          /* CURLcode; CURLE_OK when an HTTP answer arrived */
     long status;            /* the last response's HTTP status (after redirects) */
     int too_large;
+    const char *userpwd;    /* "user:password" for the request (--user-from), or NULL */
     int headers_too_large;  /* the response's headers passed CCURL_MAX_HEADER_BYTES: aborted */
     size_t header_bytes;    /* of the response being read */
     char error[CURL_ERROR_SIZE];
@@ -161,8 +162,8 @@ static inline int ccurl_on_progress(void *userdata, curl_off_t expected, curl_of
  * `if_modified_since` (either may be NULL) make it a conditional request. A connection must be
  * made within `connect_timeout_ms`; the transfer is abandoned when fewer than `min_rate` bytes a
  * second arrive over `stall_seconds` (a server that trickles bytes), and, whatever it does,
- * after `deadline_ms` in all. A user and password for the host come from ~/.netrc where the URL
- * has none. Returns 0 when libcurl was loaded and ran (see curl_code), -1 otherwise.
+ * after `deadline_ms` in all. A user and password for the host come from `transfer->userpwd`
+ * (--user-from), else from ~/.netrc where the URL has none. Returns 0 when libcurl was loaded and ran (see curl_code), -1 otherwise.
  */
 static inline int ccurl_fetch(ccurl_transfer *transfer, const char *url, const char *if_none_match,
                               const char *if_modified_since, long connect_timeout_ms, long stall_seconds,
@@ -197,6 +198,7 @@ static inline int ccurl_fetch(ccurl_transfer *transfer, const char *url, const c
     ccurl_api.setopt(curl, CURLOPT_LOW_SPEED_TIME, stall_seconds);
     ccurl_api.setopt(curl, CURLOPT_TIMEOUT_MS, deadline_ms);
     ccurl_api.setopt(curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    if (transfer->userpwd) ccurl_api.setopt(curl, CURLOPT_USERPWD, transfer->userpwd);
     ccurl_api.setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)transfer->max_bytes);
     ccurl_api.setopt(curl, CURLOPT_ERRORBUFFER, transfer->error);
     ccurl_api.setopt(curl, CURLOPT_WRITEFUNCTION, ccurl_on_body);

@@ -370,6 +370,45 @@ import Testing
 }
 
 extension HostileThirdPassTests {
+    /// `--user-from FILE` and `--user-from env:NAME` give a URL's user and password, kept out of
+    /// the arguments; what is wrong with them is said without echoing a password.
+    @Test func credentialsComeFromAFileOrAnEnvironmentVariable() throws {
+        let dir = try TemporaryDirectory()
+        let server = try URLSourceTests.Server(in: dir)
+        try URLSourceTests.photo(dir, "a.jpg", size: "64x48")
+        try Data("fileuser:filesecret\nignored\n".utf8).write(to: URL(fileURLWithPath: dir.file("credentials")))
+        let environment = ["XDG_CACHE_HOME": dir.file("cache"), "no_proxy": "*", "NO_PROXY": "*", "CAMERA_LOGIN": "envuser:envsecret"]
+        func snap(_ arguments: [String]) throws -> CamrollBinary.Result {
+            try CamrollBinary.run(["--db", dir.file("c.db"), "--no-progress", "--overwrite"] + arguments, environment: environment)
+        }
+        let fromFile = try snap(["-d", server.url("a.jpg"), "--user-from", dir.file("credentials"), "-o", dir.file("f.jpg")])
+        #expect(fromFile.status == 0, "\(fromFile.stderr)")
+        let fromEnvironment = try snap(["-d", server.url("a.jpg"), "--user-from", "env:CAMERA_LOGIN", "-o", dir.file("e.jpg")])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+        #expect(server.requests.contains { $0.hasPrefix("/a.jpg 200") && $0.hasSuffix(" fileuser:filesecret") }, "\(server.requests)")
+        #expect(server.requests.contains { $0.hasSuffix(" envuser:envsecret") }, "\(server.requests)")
+        let catalog = try CatalogReader(dir.file("c.db"))
+        #expect(try catalog.int("SELECT count(*) FROM runs WHERE command LIKE '%secret%'") == 0)
+
+        let refusals: [([String], Int32, String)] = [
+            (["--user-from", dir.file("none")], 66, "camroll: error: cannot read --user-from \(dir.file("none")): No such file or directory"),
+            (["--user-from", "env:NOT_SET_ANYWHERE"], 66, "camroll: error: --user-from env:NOT_SET_ANYWHERE: the environment variable NOT_SET_ANYWHERE is not set"),
+            (["--user-from", dir.file("f.jpg")], 65, "camroll: error: --user-from \(dir.file("f.jpg")) must hold USER:PASSWORD on its first line"),
+        ]
+        for (options, status, first) in refusals {
+            let result = try snap(["-d", server.url("a.jpg"), "-o", dir.file("r.jpg")] + options)
+            #expect(result.status == status, "\(options): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(first), "\(options): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.file("r.jpg")))
+        }
+        let twice = try snap(["-d", server.url("a.jpg").replacing("http://", with: "http://u:p@"), "--user-from", dir.file("credentials"), "-o", dir.file("r.jpg")])
+        #expect(twice.status == 64)
+        #expect(twice.stderr.contains("camroll: error: '--user-from' gives the user and password: the URL must not carry them too"), "\(twice.stderr)")
+        let notURL = try snap(["-d", "pattern", "--user-from", dir.file("credentials"), "-o", dir.file("r.jpg")])
+        #expect(notURL.status == 64)
+        #expect(notURL.stderr.hasPrefix("camroll: error: '--user-from' applies to a URL source"), "\(notURL.stderr)")
+    }
+
     /// The builds README tells people to make (`make demo`'s release build, `make build`, the
     /// suites' `make unit-test`; `make install`'s static build has its own flags) are linked
     /// without `$ORIGIN` in their search path: the release build's RUNPATH once was

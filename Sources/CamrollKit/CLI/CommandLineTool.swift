@@ -16,7 +16,7 @@ public enum CommandLineTool {
             if WebAddress.hidePasswords(count: argumentCount, argv) && !arguments.contains("--quiet") {
                 Console(environment: environment).warning(
                     "a password in a URL on the command line can be read by other users of this machine (ps, /proc) while camroll starts; "
-                        + "put it in ~/.netrc instead (machine HOST login USER password PASSWORD), which camroll reads")
+                        + "put it in ~/.netrc (machine HOST login USER password PASSWORD) or give it with --user-from FILE|env:NAME instead")
             }
             return main(arguments: arguments, environment: environment)
         case .failure(let error):

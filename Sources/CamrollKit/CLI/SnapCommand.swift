@@ -181,6 +181,7 @@ struct SnapCommand {
             var fetcher = HTTPFetcher(stallSeconds: max(1, (options.timeoutMicroseconds + 999_999) / 1_000_000))
             if options.timeoutGiven { fetcher.deadlineMilliseconds = max(1, options.timeoutMicroseconds / 1000) }
             fetcher.cancellation = cancellation
+            if let source = options.userFrom { fetcher.credentials = try WebAddress.credentials(from: source, environment: environment) }
             // The live line the saving progress uses: redrawn at most ten times a second, cut to
             // the terminal's width.
             let line = console.stderrIsTerminal && !options.global.quiet && !options.global.noProgress && !options.global.json

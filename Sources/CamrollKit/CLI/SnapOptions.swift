@@ -55,6 +55,8 @@ public struct SnapOptions: Sendable {
     public var exif = true
     /// `--offline`: a URL source only from the cache.
     public var offline = false
+    /// `--user-from FILE|env:NAME`: a URL's `user:password`, kept out of the arguments.
+    public var userFrom: String?
     /// `--skip N`, or `--skip auto` (the default): see `WarmUp`.
     public var warmUp = WarmUp.untilSettled
     public var frames = 1
@@ -153,6 +155,7 @@ public struct SnapOptions: Sendable {
                 options.crop = crop
             case "--no-exif": options.exif = false
             case "--offline": options.offline = true
+            case "--user-from": options.userFrom = value
             case "--skip":
                 if value == "auto" {
                     options.warmUp = .untilSettled
@@ -253,6 +256,14 @@ public struct SnapOptions: Sendable {
         }
         if offline && !{ if case .url = device { true } else { false } }() {
             throw CamrollError.usage("'--offline' applies to a URL source (-d https://…)")
+        }
+        if userFrom != nil {
+            guard case .url(let url) = device else {
+                throw CamrollError.usage("'--user-from' applies to a URL source (-d https://…)")
+            }
+            if WebAddress.withoutPassword(url) != url || WebAddress.hasUser(url) {
+                throw CamrollError.usage("'--user-from' gives the user and password: the URL must not carry them too")
+            }
         }
         if toStandardOutput {
             // --fill sets --stamp and -n, so it is named before them.

@@ -25,6 +25,8 @@ struct HTTPFetcher {
     var stallSeconds: Int
     /// The whole download's time limit: --timeout, else `defaultDeadlineMilliseconds`.
     var deadlineMilliseconds = Self.defaultDeadlineMilliseconds
+    /// `user:password` for the request (`--user-from`); nil: the URL's own, else ~/.netrc's.
+    var credentials: String?
     var cancellation: Cancellation?
     /// Called with bytes received and expected (0: unknown) as data arrives.
     var progress: ((Int, Int) -> Void)?
@@ -53,6 +55,14 @@ struct HTTPFetcher {
             observer.progress?(Int(received), Int(expected))
             return 0
         }
+        let userpwd = credentials.map { strdup($0) } ?? nil
+        defer {
+            if let userpwd {
+                memset(userpwd, 0, strlen(userpwd))
+                free(userpwd)
+            }
+        }
+        transfer.userpwd = UnsafePointer(userpwd)
         defer { ccurl_release(&transfer) }
         let ran = withExtendedLifetime(observer) {
             ccurl_fetch(

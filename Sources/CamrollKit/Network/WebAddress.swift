@@ -25,6 +25,44 @@ enum WebAddress {
         return result + rest
     }
 
+    /// Whether `url`'s authority has a user part (`user@host`, `user:password@host`).
+    static func hasUser(_ url: String) -> Bool {
+        guard let separator = url.firstRange(of: "://") else { return false }
+        return url[separator.upperBound...].prefix { !"/?#".contains($0) }.contains("@")
+    }
+
+    /// The `user:password` that `--user-from` names: the first line of a file, or of the
+    /// environment variable NAME for `env:NAME` (what a service's credentials store or a CI's
+    /// secret gives). Never echoed: messages name the file or variable only.
+    static func credentials(from source: String, environment: [String: String]) throws -> String {
+        let text: String
+        if source.hasPrefix("env:") {
+            let name = String(source.dropFirst(4))
+            guard let value = environment[name], !value.isEmpty else {
+                throw CamrollError(.noInput, "--user-from \(source): the environment variable \(name) is not set")
+            }
+            text = value
+        } else {
+            let fd = open(source, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                let error = SystemError("open", path: source)
+                throw CamrollError(error.errno == ENOENT ? .noInput : error.accessExitCode, "cannot read --user-from \(source): \(error.reason)")
+            }
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count >= 0 else {
+                throw CamrollError(.ioError, "cannot read --user-from \(source): \(SystemError("read").reason)")
+            }
+            text = String(decoding: bytes[..<count], as: UTF8.self)
+        }
+        let line = String(text.prefix { $0 != "\n" && $0 != "\r" })
+        guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+            throw CamrollError(.dataError, "--user-from \(source) must hold USER:PASSWORD on its first line")
+        }
+        return line
+    }
+
     /// Where the passwords of `scheme://user:password@host` addresses are in `bytes` (one
     /// argument as the kernel gave it), for `hidePasswords`.
     static func passwordRanges(in bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>] {

@@ -444,3 +444,60 @@ extension HostileThirdPassTests {
         #expect(Self.files(under: dir.file("a")).isEmpty)
     }
 }
+
+extension HostileThirdPassTests {
+    /// A signal that comes after camroll's first instruction but before its main runs: sent by a
+    /// preloaded library's constructor, which the loader runs after the executable's
+    /// .preinit_array and before main. It once killed the process (the default action: the
+    /// signals were blocked only in main); now it waits, blocked, for the signal thread: exit
+    /// 130/143 with a message, and no run row left 'running'.
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143))])
+    func aSignalBeforeMainIsTakenNotDiedOf(signal: Int32, status: Int32) throws {
+        let dir = try TemporaryDirectory()
+        try Data("""
+            #include <signal.h>
+            #include <unistd.h>
+            __attribute__((constructor)) static void early(void) { kill(getpid(), \(signal)); }
+            """.utf8).write(to: URL(fileURLWithPath: dir.file("early.c")))
+        let built = try CamrollBinary.runProgram(["/usr/bin/cc", "-shared", "-fPIC", "-o", dir.file("early.so"), dir.file("early.c")])
+        #expect(built.status == 0, "\(built.stderr)")
+        // posix_spawn with no signal blocked and the default actions, as a shell starts it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, dir.file("out"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, dir.file("err"), O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let arguments = [CamrollBinary.path, "-d", "pattern", "-r", "64x48", "-n", "50", "-o", dir.file("o/{seq}.jpg"),
+                         "--db", dir.file("c.db"), "--no-progress"]
+        let environment = ProcessInfo.processInfo.environment.merging(["LD_PRELOAD": dir.file("early.so")]) { $1 }
+            .map { "\($0.key)=\($0.value)" }
+        var argv = arguments.map { strdup($0) } + [nil]
+        var envp = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        #expect(posix_spawn(&pid, CamrollBinary.path, &actions, &attributes, &argv, &envp) == 0)
+        var waited: Int32 = 0
+        while waitpid(pid, &waited, 0) < 0 && errno == EINTR {}
+        let stderr = (try? String(contentsOfFile: dir.file("err"), encoding: .utf8)) ?? ""
+        let killed = (waited & 0x7f) != 0
+        #expect(!killed, "killed by signal \(waited & 0x7f): \(stderr)")
+        #expect(!killed && (waited >> 8) & 0xff == status, "exit \((waited >> 8) & 0xff): \(stderr)")
+        // Said: at once on stderr, or, once the run has begun, in its summary on stdout.
+        let stdout = (try? String(contentsOfFile: dir.file("out"), encoding: .utf8)) ?? ""
+        #expect(stderr.hasPrefix("camroll: stopped by SIG") || stdout.contains("cancelled"), "\(stdout)\(stderr)")
+        if FileManager.default.fileExists(atPath: dir.file("c.db")) {
+            #expect(try CatalogReader(dir.file("c.db")).int("SELECT count(*) FROM runs WHERE status = 'running'") == 0)
+        }
+    }
+}

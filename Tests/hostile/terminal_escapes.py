@@ -126,6 +126,8 @@ def main():
             ("list --run 1 --csv", ["list", "--run", "1", "--csv"]), ("show 1", ["show", "1", "--preview-mode", "none"]),
             ("show 2", ["show", "2", "--preview-mode", "none"]), ("stats", ["stats"]), ("stats --run 1", ["stats", "--run", "1"]),
             ("verify", ["verify"]), ("verify path", ["verify", os.path.join(directory, "2.jpg"), directory + "/none"]),
+            ("list --all --utc --bytes", ["list", "--all", "--utc", "--bytes"]), ("stats --plot", ["stats", "--run", "1", "--plot", os.path.join(directory, "plot.svg")]),
+            ("delete --run 1 --dry-run", ["delete", "--run", "1", "--dry-run"]),
             ("delete --run 2", ["delete", "--run", "2"]),
         ]:
             check(label, arguments + ["--db", db], env)
@@ -139,6 +141,10 @@ def main():
             ("--db", ["-d", "pattern", "-o", out + "/db.jpg", "--db", photo + "/" + HOSTILE + "/c.db"], None),
             ("unknown option", ["--x" + HOSTILE], 64),
             ("unknown command", ["x" + HOSTILE], 64),
+            ("help of an unknown command", ["help", "x" + HOSTILE], 64),
+            ("formats -d", ["formats", "-d", "/dev/video" + HOSTILE], None),
+            ("controls -d", ["controls", "-d", "/dev/video" + HOSTILE], None),
+            ("--user-from", ["-d", "http://127.0.0.1:9/a.jpg", "--user-from", "/tmp/" + HOSTILE, "--db", db], 66),
             ("-r", ["-r", HOSTILE], 64),
             ("-o template", ["-o", "/tmp/" + HOSTILE + "{seq}.jpg"], 64),
             ("show id", ["show", HOSTILE, "--db", db], 64),

@@ -7,7 +7,8 @@
  * before any library's initialiser and before main. A signal that comes from then on stays
  * pending until the signal thread (SignalWatcher.start, Console/Cancellation.swift) takes it:
  * the process never dies of it, and exits 130 or 143 with a message instead. Before that moment
- * only the dynamic loader has run (its window is measured in README, Signals at start).
+ * only exec and the dynamic loader have run (Tests/hostile/early_signals.py measures that window;
+ * docs/snap.md, Ctrl-C and other signals).
  *
  * Nothing to call: linking this target in is enough. cearlysignals_blocked_at_start says
  * whether it ran (the test bundle, which links camroll's code too but is no camroll, is left

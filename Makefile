@@ -13,7 +13,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test check unit-test window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -37,11 +37,17 @@ test-deps: deps
 vm-deps: test-deps
 	$(call ensure_packages,$(VM_PACKAGES))
 
+# Every build here, as `make install`'s: no `$$ORIGIN` in the binary's search path (which SwiftPM
+# adds, so that the loader would look for every library beside the binary first, where anyone
+# who can write there could plant one); the Swift runtime's directory stays, the dynamic build
+# needs it. Tests/hostile/runpath.py checks the binaries (make hostile).
+SWIFT_BUILD_FLAGS := --disable-local-rpath
+
 build: deps
-	swift build
+	swift build $(SWIFT_BUILD_FLAGS)
 
 release: deps
-	swift build -c release
+	swift build -c release $(SWIFT_BUILD_FLAGS)
 
 # What `make install` and `make deb` ship: the Swift runtime and its C++ library linked in, so
 # that the binary runs on a machine without a Swift toolchain; the C libraries stay Debian's
@@ -73,7 +79,7 @@ test: unit-test
 	$(MAKE) vm-test
 
 # Everything CI runs (.ci/run): the Swift test suites, pick's window, interruptions with repair,
-# a sweep of random options, the threaded work under ThreadSanitizer, the suites again under
+# a sweep of random options, the hostile files, text, directories and signals, the threaded work under ThreadSanitizer, the suites again under
 # AddressSanitizer, every fuzz target for a minute, the real-kernel suite in qemu and its camera
 # scenarios again under AddressSanitizer and under ThreadSanitizer, then README's examples on
 # the pattern source and the docs' links.
@@ -81,6 +87,7 @@ check: unit-test
 	$(MAKE) window-test
 	$(MAKE) interrupt ROUNDS=56
 	$(MAKE) sweep SWEEP_RUNS=2000
+	$(MAKE) hostile
 	$(MAKE) race
 	$(MAKE) asan
 	$(MAKE) fuzz FUZZ_SECONDS=60
@@ -91,7 +98,7 @@ check: unit-test
 	$(MAKE) check-docs
 
 unit-test: test-deps
-	swift test
+	swift test $(SWIFT_BUILD_FLAGS)
 
 # pick's window under Xvfb (and once on Wayland, under weston's headless backend), driven with
 # xdotool: the preview, shutter, retake, timer, mirror, progress, cancel and close, the result
@@ -115,6 +122,22 @@ check-docs: build
 ROUNDS ?= 500
 interrupt: build
 	python3 Tests/interrupt/interrupt.py --rounds $(ROUNDS)
+
+# Hostile files, text, directories and signals against the built binary (a couple of minutes;
+# `make check` runs it): no $$ORIGIN and no planted library loaded (the release build too, where
+# there is one), picture bombs under 300/600/1200 MB of address space and none (never a trap;
+# peak RSS each), terminal escapes in every printing command (on a pty), directories swapped
+# for links mid-run and mid-delete at a random moment (SWAP_ROUNDS), and signals at random
+# moments from exec on (SIGNAL_RUNS in each band). The campaigns of issue 49, once:
+# `make hostile SWAP_ROUNDS=200 SIGNAL_RUNS=500`.
+SWAP_ROUNDS ?= 24
+SIGNAL_RUNS ?= 100
+hostile: build test-deps
+	python3 Tests/hostile/runpath.py .build/debug/camroll $$(test -x .build/release/camroll && echo .build/release/camroll)
+	python3 Tests/hostile/allocation.py .build/debug/camroll
+	python3 Tests/hostile/terminal_escapes.py .build/debug/camroll
+	python3 Tests/hostile/directory_swaps.py .build/debug/camroll --rounds $(SWAP_ROUNDS)
+	python3 Tests/hostile/early_signals.py .build/debug/camroll --runs $(SIGNAL_RUNS)
 
 # The whole binary run with random options and values, mostly valid, some hostile: no trap,
 # hang, failure without a message or error with status 0 (a new seed each time; the seed is

@@ -63,11 +63,13 @@ let package = Package(
         .target(name: "CPixels", cSettings: hardenedC, linkerSettings: [.linkedLibrary("jpeg")]),
         // The SIGBUS handler and the room it gives back, in one copy (see its header).
         .target(name: "CBusErrors", cSettings: hardenedC),
+        // SIGINT, SIGTERM and SIGHUP blocked at the first instruction of camroll's own code.
+        .target(name: "CEarlySignals", cSettings: hardenedC),
         .target(
             name: "CamrollKit",
             dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CGtk", "CLinux", "CPixels", "CBusErrors"],
             swiftSettings: metadataByAccessor),
-        .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux"], swiftSettings: metadataByAccessor),
+        .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux", "CEarlySignals"], swiftSettings: metadataByAccessor),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),
     ],
     swiftLanguageModes: [.v6]

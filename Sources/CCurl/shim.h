@@ -26,6 +26,9 @@ typedef struct ccurl_transfer {
     int curl_code;          /* CURLcode; CURLE_OK when an HTTP answer arrived */
     long status;            /* the last response's HTTP status (after redirects) */
     int too_large;
+    const char *userpwd;    /* "user:password" for the request (--user-from), or NULL */
+    int headers_too_large;  /* the response's headers passed CCURL_MAX_HEADER_BYTES: aborted */
+    size_t header_bytes;    /* of the response being read */
     char error[CURL_ERROR_SIZE];
     char etag[256];
     char last_modified[128];
@@ -121,6 +124,11 @@ static inline void ccurl_header_value(const char *line, size_t length, const cha
     out[value_length] = 0;
 }
 
+/* The most header bytes one response may have: a picture server's are a few hundred. (libcurl
+ * itself refuses a single header over 100 kB with "Out of memory", and takes any number of small
+ * ones: 200 000 of them once held a download until it timed out.) */
+#define CCURL_MAX_HEADER_BYTES (64 * 1024)
+
 static inline size_t ccurl_on_header(char *line, size_t size, size_t count, void *userdata) {
     ccurl_transfer *transfer = userdata;
     size_t length = size * count;
@@ -129,6 +137,12 @@ static inline size_t ccurl_on_header(char *line, size_t size, size_t count, void
          * replaces any earlier one's too. */
         transfer->etag[0] = transfer->last_modified[0] = transfer->content_type[0] = 0;
         transfer->body_size = 0;
+        transfer->header_bytes = 0;
+    }
+    transfer->header_bytes += length;
+    if (transfer->header_bytes > CCURL_MAX_HEADER_BYTES) {
+        transfer->headers_too_large = 1;
+        return 0; /* aborts: CURLE_WRITE_ERROR */
     }
     ccurl_header_value(line, length, "etag:", transfer->etag, sizeof transfer->etag);
     ccurl_header_value(line, length, "last-modified:", transfer->last_modified, sizeof transfer->last_modified);
@@ -146,12 +160,14 @@ static inline int ccurl_on_progress(void *userdata, curl_off_t expected, curl_of
 /*
  * GET `url`, following up to 10 redirects over http/https only. `if_none_match` and
  * `if_modified_since` (either may be NULL) make it a conditional request. A connection must be
- * made within `connect_timeout_ms`, and the transfer is abandoned when no byte arrives for
- * `stall_seconds`. Returns 0 when libcurl was loaded and ran (see curl_code), -1 otherwise.
+ * made within `connect_timeout_ms`; the transfer is abandoned when fewer than `min_rate` bytes a
+ * second arrive over `stall_seconds` (a server that trickles bytes), and, whatever it does,
+ * after `deadline_ms` in all. A user and password for the host come from `transfer->userpwd`
+ * (--user-from), else from ~/.netrc where the URL has none. Returns 0 when libcurl was loaded and ran (see curl_code), -1 otherwise.
  */
 static inline int ccurl_fetch(ccurl_transfer *transfer, const char *url, const char *if_none_match,
                               const char *if_modified_since, long connect_timeout_ms, long stall_seconds,
-                              const char *user_agent) {
+                              long min_rate, long deadline_ms, const char *user_agent) {
     if (!ccurl_load(transfer->error, sizeof transfer->error)) return -1;
     CURL *curl = ccurl_api.init();
     if (!curl) {
@@ -178,8 +194,11 @@ static inline int ccurl_fetch(ccurl_transfer *transfer, const char *url, const c
     ccurl_api.setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     ccurl_api.setopt(curl, CURLOPT_NOSIGNAL, 1L);
     ccurl_api.setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, connect_timeout_ms);
-    ccurl_api.setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    ccurl_api.setopt(curl, CURLOPT_LOW_SPEED_LIMIT, min_rate);
     ccurl_api.setopt(curl, CURLOPT_LOW_SPEED_TIME, stall_seconds);
+    ccurl_api.setopt(curl, CURLOPT_TIMEOUT_MS, deadline_ms);
+    ccurl_api.setopt(curl, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+    if (transfer->userpwd) ccurl_api.setopt(curl, CURLOPT_USERPWD, transfer->userpwd);
     ccurl_api.setopt(curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)transfer->max_bytes);
     ccurl_api.setopt(curl, CURLOPT_ERRORBUFFER, transfer->error);
     ccurl_api.setopt(curl, CURLOPT_WRITEFUNCTION, ccurl_on_body);

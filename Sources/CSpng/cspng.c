@@ -1,15 +1,19 @@
 /* libspng through dlopen: see include/cspng.h. */
 #include "cspng.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+
 #include "library_loader.h"
 
 enum { CTX_NEW, CTX_FREE, SET_CHUNK_LIMITS, SET_PNG_BUFFER, GET_IHDR, DECODED_IMAGE_SIZE, DECODE_IMAGE, STRERROR,
-       VERSION_STRING, SYMBOLS };
+       VERSION_STRING, DECODE_ROW, GET_ROW_INFO, SYMBOLS };
 static const char *const symbols[SYMBOLS] = {
     [CTX_NEW] = "spng_ctx_new", [CTX_FREE] = "spng_ctx_free", [SET_CHUNK_LIMITS] = "spng_set_chunk_limits",
     [SET_PNG_BUFFER] = "spng_set_png_buffer", [GET_IHDR] = "spng_get_ihdr",
     [DECODED_IMAGE_SIZE] = "spng_decoded_image_size", [DECODE_IMAGE] = "spng_decode_image",
-    [STRERROR] = "spng_strerror", [VERSION_STRING] = "spng_version_string",
+    [STRERROR] = "spng_strerror", [VERSION_STRING] = "spng_version_string", [DECODE_ROW] = "spng_decode_row",
+    [GET_ROW_INFO] = "spng_get_row_info",
 };
 static void *slots[SYMBOLS];
 static struct loaded_library libspng = LOADED_LIBRARY("libspng.so.0", symbols, slots);
@@ -39,3 +43,42 @@ int cspng_decode_image(spng_ctx *context, void *out, size_t size, int format, in
     return SPNG(spng_decode_image, DECODE_IMAGE)(context, out, size, format, flags);
 }
 const char *cspng_strerror(int status) { return SPNG(spng_strerror, STRERROR)(status); }
+
+int cspng_decode_rgb_over_white(spng_ctx *context, unsigned char *out, size_t size) {
+    struct spng_ihdr header;
+    int status = SPNG(spng_get_ihdr, GET_IHDR)(context, &header);
+    if (status != 0) return status;
+    size_t width = header.width, height = header.height;
+    if (width == 0 || height == 0 || width > SIZE_MAX / 4 / height || size != width * height * 3) return SPNG_EOVERFLOW;
+    status = SPNG(spng_decode_image, DECODE_IMAGE)(
+        context, NULL, 0, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS | SPNG_DECODE_PROGRESSIVE);
+    if (status != 0) return status;
+    unsigned char *row = malloc(width * 4);
+    if (row == NULL) return CSPNG_OUT_OF_MEMORY;
+    /* Adam7: where each pass's pixels lie in a row (an interlaced row holds only its pass's). */
+    static const size_t first[7] = {0, 4, 0, 2, 0, 1, 0}, step[7] = {8, 8, 4, 4, 2, 2, 1};
+    for (;;) {
+        struct spng_row_info info;
+        status = SPNG(spng_get_row_info, GET_ROW_INFO)(context, &info);
+        if (status == SPNG_EOI) { status = 0; break; }
+        if (status != 0) break;
+        status = SPNG(spng_decode_row, DECODE_ROW)(context, row, width * 4);
+        if (status != 0 && status != SPNG_EOI) break;
+        if (info.row_num >= height) { status = SPNG_EOVERFLOW; break; }
+        size_t start = 0, stride = 1;
+        if (header.interlace_method != 0 && info.pass >= 0 && info.pass < 7) {
+            start = first[info.pass];
+            stride = step[info.pass];
+        }
+        unsigned char *target = out + (size_t)info.row_num * width * 3;
+        for (size_t x = start; x < width; x += stride) {
+            const unsigned char *pixel = row + x * 4;
+            unsigned alpha = pixel[3];
+            for (int channel = 0; channel < 3; channel++)
+                target[x * 3 + channel] = (unsigned char)((pixel[channel] * alpha + 255 * (255 - alpha) + 127) / 255);
+        }
+        if (status == SPNG_EOI) { status = 0; break; }
+    }
+    free(row);
+    return status;
+}

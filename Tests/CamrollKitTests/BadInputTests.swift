@@ -70,8 +70,8 @@ import Testing
         Case(arguments: ["-o", "@/{seq}.jpg"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),
         Case(arguments: ["-o", "@/{seq}.jpg", "--overwrite"], status: 73, message: "cannot save @/1.jpg: a directory has that name"),
         // A line break or an escape sequence in a template made names that break every listing.
-        Case(arguments: ["-o", "@/a\nb{seq}.jpg"], status: 64, message: "output template '@/a?b{seq}.jpg' has a control character"),
-        Case(arguments: ["-o", "@/\u{1B}[31m{seq}.jpg"], status: 64, message: "output template '@/?[31m{seq}.jpg' has a control character"),
+        Case(arguments: ["-o", "@/a\nb{seq}.jpg"], status: 64, message: "output template '@/a\\nb{seq}.jpg' has a control character"),
+        Case(arguments: ["-o", "@/\u{1B}[31m{seq}.jpg"], status: 64, message: "output template '@/\\e[31m{seq}.jpg' has a control character"),
     ]
 
     @Test(arguments: cases)

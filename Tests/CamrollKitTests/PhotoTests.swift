@@ -276,15 +276,16 @@ import Testing
         #expect(PhotoOrigin.usbManufacturer(node: "video9", sysfs: dir.file("sys")) == nil)
         // A device names itself: one whose name would drive the terminal is printed harmless.
         try Data("Logi\u{1B}]0;pwned\u{07}tech\u{202E}gpj\n".utf8).write(to: URL(fileURLWithPath: usb + "/manufacturer"))
-        #expect(PhotoOrigin.usbManufacturer(node: "video3", sysfs: dir.file("sys")) == "Logi?]0;pwned?tech?gpj")
+        #expect(PhotoOrigin.usbManufacturer(node: "video3", sysfs: dir.file("sys")) == "Logi\\e]0;pwned\\x07tech\\u202egpj")
     }
 
     @Test func textADeviceGaveIsPrintedWithoutControlCharacters() {
         #expect("USB Camera: 1080p".printable == "USB Camera: 1080p")
         #expect("Kamera für Überwachung — 摄像头".printable == "Kamera für Überwachung — 摄像头")
-        #expect("a\u{1B}[2Jb\tc\rd\u{7F}e\u{9B}f\u{2066}g".printable == "a?[2Jb?c?d?e?f?g")
+        #expect("a\u{1B}[2Jb\tc\rd\u{7F}e\u{9B}f\u{2066}g".printable == #"a\e[2Jb\tc\rd\x7fe\x9bf\u2066g"#)
+        #expect("a\u{1B}b\nc\td".printableLines == "a\\eb\nc\td")
         // A V4L2 text field: up to its NUL.
         let card: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0x63, 0x1B, 0x5B, 0x6D, 0, 0x41)
-        #expect(V4L2Device.string(card) == "c?[m")
+        #expect(V4L2Device.string(card) == #"c\e[m"#)
     }
 }

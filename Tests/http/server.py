@@ -8,7 +8,8 @@ Files are served with an ETag (their hash) and Last-Modified, and answered 304 w
 conditional request matches. Paths for the failures a download can meet:
 /status/N (that status), /loop (redirects to itself), /redirect/NAME (302 to /NAME),
 /short (promises 100000 bytes, sends 100), /slow (headers, then silence), /huge (claims 300 MB),
-/hostile (a page whose Content-Type carries a terminal's escape sequence).
+/hostile (a page whose Content-Type carries a terminal's escape sequence), /trickle (3 bytes a
+second), /bigheader (a 1 MB header), /manyheaders (200 000 headers).
 """
 import base64
 import email.utils
@@ -75,6 +76,39 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("Content-Length", str(300 << 20))
             self.end_headers()
+            self.close_connection = True
+            return
+        if path == "/trickle":
+            # A 23 kB JPEG at 3 bytes a second: hours, were nothing to stop it.
+            self.record(200)
+            self.send_response(200)
+            self.send_header("Content-Length", "23000")
+            self.end_headers()
+            self.wfile.write(b"\xff\xd8")
+            self.wfile.flush()
+            try:
+                for _ in range(23000 // 3):
+                    time.sleep(1)
+                    self.wfile.write(b"\0\0\0")
+                    self.wfile.flush()
+            except OSError:
+                pass
+            self.close_connection = True
+            return
+        if path in ("/bigheader", "/manyheaders"):
+            # One 1 MB header, or 200 000 small ones.
+            self.record(200)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+            try:
+                if path == "/bigheader":
+                    self.wfile.write(b"X-Big: " + b"a" * (1 << 20) + b"\r\n")
+                else:
+                    for n in range(200000):
+                        self.wfile.write(b"X-%d: a\r\n" % n)
+                self.wfile.write(b"Content-Length: 0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                pass
             self.close_connection = True
             return
         if path == "/hostile":

@@ -22,4 +22,12 @@ int cspng_get_ihdr(spng_ctx *context, struct spng_ihdr *header);
 int cspng_decoded_image_size(spng_ctx *context, int format, size_t *size);
 int cspng_decode_image(spng_ctx *context, void *out, size_t size, int format, int flags);
 const char *cspng_strerror(int status);
+
+/* What cspng_decode_rgb_over_white returns when it cannot have the memory of one row. */
+#define CSPNG_OUT_OF_MEMORY (-100)
+/* The whole picture into `out` as packed 8-bit RGB, `size` being width x height x 3, any bit
+ * depth and colour type; transparency flattened onto white (each channel c·a + 255·(1 − a),
+ * rounded). Decoded a row at a time: the memory is `out` and one RGBA row, not an RGBA copy of
+ * the picture beside it. 0, or libspng's error (CSPNG_OUT_OF_MEMORY for the row). */
+int cspng_decode_rgb_over_white(spng_ctx *context, unsigned char *out, size_t size);
 #endif

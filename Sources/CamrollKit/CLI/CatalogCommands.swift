@@ -180,7 +180,7 @@ struct CatalogCommands {
                 row[5] = time(row[5], true)
                 return row
             }) { text in
-                console.out(text)
+                if format == .json { console.outRaw(text) } else { console.out(text) }
                 return !Console.stdoutHasFailed
             }
             return .success
@@ -214,7 +214,7 @@ struct CatalogCommands {
                         rate, row[8]]
             }, width: screen.columns
         ) { text in
-            console.out(text)
+            if format == .json { console.outRaw(text) } else { console.out(text) }
             return !Console.stdoutHasFailed
         }
         if format == .text, limit == nil, let rows, let total = try catalog.database.scalarInt("SELECT count(*) FROM runs"), total > rows {
@@ -249,17 +249,21 @@ struct CatalogCommands {
             WHERE c.\(captureFilter) GROUP BY s.status
             """)
         if global.json {
-            console.out(JSONLine.encode([
+            console.outRaw(JSONLine.encode([
                 "run": runTable.objects().first ?? [:], "captures": captures.objects(), "saves": statuses.objects(),
             ] as [String: Any]))
             return .success
         }
         console.out(showText(runID: runID, run: runTable, captures: captures, statuses: statuses))
         do {
-            if let picture = try picture(catalog, filter: captureFilter) { console.out("\n" + picture) }
+            if let picture = try picture(catalog, filter: captureFilter) { console.outRaw("\n" + picture) }
         } catch let error as CamrollError {
-            // The rows are what was asked for; a picture that cannot be drawn is a warning.
-            console.warning(error.message + (error.hint.map { " (\($0))" } ?? ""))
+            // The rows are what was asked for; a picture that cannot be drawn is a warning. Its
+            // hint only where it names what show can do: `--max-pixels` is snap's.
+            let hint = error.hint?.contains("--max-pixels") == true
+                ? "show draws pictures of at most \(JPEGDecoder.pixelCount(JPEGDecoder.maxPixels)); open the file in an image viewer"
+                : error.hint
+            console.warning(error.message + (hint.map { " (\($0))" } ?? ""))
         }
         return .success
     }
@@ -392,12 +396,12 @@ struct CatalogCommands {
                                       "deletions_finished": repaired.deletionsFinished, "unrecognized_files": repaired.unrecognizedFiles,
                                       "empty_unrecognized_files": repaired.emptyUnrecognizedFiles]
             }
-            console.out(JSONLine.encode(object))
+            console.outRaw(JSONLine.encode(object))
         } else if !global.quiet {
             // The problems in chunks (millions of lines when a card is missing), the summary after.
             var text = ""
             for problem in report.problems {
-                text += "\(problem.outcome.rawValue): \(problem.path): \(problem.detail)\n"
+                text += "\(problem.outcome.rawValue): \(problem.path.printable): \(problem.detail)\n"
                 if text.utf8.count >= 1 << 16 {
                     console.out(text)
                     text = ""
@@ -462,6 +466,8 @@ struct CatalogCommands {
         var bytes: Int
         var hash: String
         var status: String
+        /// The directory it was saved into, where its row says.
+        var directory: FileIdentity?
     }
 
     /// What happened to each file `delete` was asked to remove.
@@ -473,6 +479,12 @@ struct CatalogCommands {
         var takenByAnother = 0
         var takenOver = 0
         var refused: [String] = []
+        /// Paths that are not a regular file (a symbolic link, a FIFO…): kept, --force or not.
+        var notFiles: [String] = []
+        /// Files whose directory is not the one their run saved into (kept, --force or not), and
+        /// why, a directory at a time.
+        var elsewhere = 0
+        var elsewhereDirectories: [String] = []
     }
 
     /// Removes files and marks their rows, in batches, so that any stop leaves catalog and disk
@@ -520,7 +532,8 @@ struct CatalogCommands {
         }
         // In the order of the saves' ids, as verify reads them (see Verifier.RowQuery.batch).
         let next = try catalog.database.prepare(
-            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status FROM saves s CROSS JOIN captures c ON c.id = s.capture_id "
+            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, s.directory_device, s.directory_inode "
+                + "FROM saves s CROSS JOIN captures c ON c.id = s.capture_id "
                 + "WHERE \(filter) AND (\(statuses)) AND s.id <= \(last) AND s.id > ? ORDER BY s.id LIMIT \(Self.deleteBatch)")
         var tally = DeleteTally()
         var done = 0
@@ -529,8 +542,10 @@ struct CatalogCommands {
             var batch: [DeleteTarget] = []
             try next.bind(.int(after))
             while try next.step() {
+                let directory = next.isNull(5) || next.isNull(6)
+                    ? nil : FileIdentity(device: UInt64(bitPattern: Int64(next.int(5))), inode: UInt64(bitPattern: Int64(next.int(6))))
                 batch.append(DeleteTarget(id: next.int(0), path: next.text(1) ?? "", bytes: next.int(2),
-                                          hash: next.text(3) ?? "", status: next.text(4) ?? ""))
+                                          hash: next.text(3) ?? "", status: next.text(4) ?? "", directory: directory))
             }
             guard let last = batch.last else { break }
             after = last.id
@@ -547,6 +562,8 @@ struct CatalogCommands {
             if tally.alreadyMissing > 0 { text += "; \(tally.alreadyMissing) are already missing (rows would be marked deleted)" }
             if tally.takenOver > 0 { text += "; \(tally.takenOver) path(s) now hold a later save's file (would be kept)" }
             if !tally.refused.isEmpty { text += "; \(tally.refused.count) would be kept (use --force to delete them)" }
+            let keptAnyway = tally.notFiles.count + tally.elsewhere
+            if keptAnyway > 0 { text += "; \(keptAnyway) would be kept, --force or not (not a regular file, or not in the directory its run saved into)" }
             if !global.quiet { console.out(text + "\n") }
             return cancellation.isCancelled && done < total ? ExitCode(cancelledBy: cancellation.signal) : .success
         }
@@ -558,11 +575,24 @@ struct CatalogCommands {
             if tally.takenOver > 0 { text += "; \(tally.takenOver) path(s) now hold a later save's file (kept)" }
             console.out(text + "\n")
         }
-        if !tally.refused.isEmpty {
-            console.error("\(tally.refused.count) file(s) no longer match their recorded content and were kept: \(tally.refused.prefix(3).joined(separator: ", "))\(tally.refused.count > 3 ? ", …" : "")",
-                          hint: "Use --force to delete them anyway.")
-            return .failure
+        func some(_ paths: [String]) -> String { paths.prefix(3).joined(separator: ", ") + (paths.count > 3 ? ", …" : "") }
+        if let first = tally.elsewhereDirectories.first {
+            let others = tally.elsewhereDirectories.count - 1
+            console.error(
+                "\(tally.elsewhere) file(s) kept: \(first)" + (others > 0 ? " (and \(others) other director\(others == 1 ? "y" : "ies"))" : ""),
+                hint: "camroll deletes a file only in the directory it saved it into, with --force or without. "
+                    + "If the files there are the ones to delete, remove them yourself.")
         }
+        if !tally.notFiles.isEmpty {
+            console.error(
+                "\(tally.notFiles.count) path(s) kept, not being a file camroll saved any more: \(some(tally.notFiles))",
+                hint: "camroll never deletes what is not a regular file, with --force or without; remove it yourself if it is yours.")
+        }
+        if !tally.refused.isEmpty {
+            console.error("\(tally.refused.count) file(s) no longer match their recorded content and were kept: \(some(tally.refused))",
+                          hint: force ? nil : "Use --force to delete them anyway.")
+        }
+        if tally.elsewhere > 0 || !tally.notFiles.isEmpty || !tally.refused.isEmpty { return .failure }
         if cancellation.isCancelled && done < total {
             return ExitCode(cancelledBy: cancellation.signal)
         }
@@ -576,24 +606,40 @@ struct CatalogCommands {
         /// A later save of the same path owns the file there now (older catalogs may not say so).
         case takenOver
         case alreadyMissing
-        /// Still what was saved.
-        case unchanged
+        /// Still what was saved: `name` in the directory `directory` (a descriptor of the one
+        /// its run saved into).
+        case unchanged(directory: Int32, name: String)
         /// No longer what was saved: kept, unless --force.
-        case changed
-        /// Not a regular file: never unlinked, even with --force (it is not a file camroll wrote).
-        case notRegular
+        case changed(directory: Int32, name: String)
+        /// Not a regular file (what it is): never unlinked, even with --force (it is not a file
+        /// camroll wrote).
+        case notRegular(String)
+        /// Its directory is not the one its run saved into (why): kept, --force or not.
+        case elsewhere(String)
         /// Not known to have changed, nor to be what was saved: neither deleted nor refused.
         case unreadable(SystemError)
+        /// Its directory cannot be opened.
+        case directoryFailed(SystemError)
     }
 
-    private func decide(_ target: DeleteTarget, laterOwner: Statement, buffer: inout [UInt8]) throws -> DeleteDecision {
+    /// Read in its directory, and only in the one its run saved into (`SaveDirectories`).
+    private func decide(_ target: DeleteTarget, laterOwner: Statement, directories: SaveDirectories,
+                        buffer: inout [UInt8]) throws -> DeleteDecision {
         if try laterOwner.bind(.text(target.path), .int(target.id)).stepInt() != nil { return .takenOver }
-        switch Verifier.readFile(target.path, buffer: &buffer) {
+        let name = PathText.lastComponent(of: target.path)
+        let directoryFD: Int32
+        switch directories.open(PathText.directory(of: target.path), recorded: target.directory) {
+        case .directory(let fd): directoryFD = fd
+        case .missing: return .alreadyMissing
+        case .elsewhere(let why): return .elsewhere(why)
+        case .failed(let error): return .directoryFailed(error)
+        }
+        switch Verifier.readFile(target.path, in: directoryFD, name: name, buffer: &buffer) {
         case .failure(.missing): return .alreadyMissing
-        case .success(let (size, hash)) where size == target.bytes && hash == target.hash: return .unchanged
-        case .failure(.notRegular): return .notRegular
+        case .success(let (size, hash)) where size == target.bytes && hash == target.hash: return .unchanged(directory: directoryFD, name: name)
+        case .failure(.notRegular(let kind)): return .notRegular(kind)
         case .failure(.cannotRead(let error)): return .unreadable(error)
-        default: return .changed
+        default: return .changed(directory: directoryFD, name: name)
         }
     }
 
@@ -606,21 +652,30 @@ struct CatalogCommands {
     /// nothing unlinked, no row changed.
     private func listBatch(_ batch: [DeleteTarget], catalog: Catalog, tally: inout DeleteTally) throws {
         let laterOwner = try laterOwnerQuery(catalog)
+        let directories = SaveDirectories()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var text = ""
         for target in batch {
-            switch try decide(target, laterOwner: laterOwner, buffer: &buffer) {
+            switch try decide(target, laterOwner: laterOwner, directories: directories, buffer: &buffer) {
             case .takenOver:
                 tally.takenOver += 1
                 text += "would keep \(target.path): a later save's file is there now\n"
             case .alreadyMissing:
                 tally.alreadyMissing += 1
                 text += "already missing \(target.path)\n"
-            case .notRegular:
-                if target.status != "deleting" { tally.refused.append(target.path) }
-                text += "would keep \(target.path): not a regular file\n"
+            case .notRegular(let kind):
+                if target.status != "deleting" { tally.notFiles.append("\(target.path) (\(kind))") }
+                text += "would keep \(target.path): not a regular file (\(kind))\n"
+            case .elsewhere(let why):
+                if target.status != "deleting" {
+                    tally.elsewhere += 1
+                    if tally.elsewhereDirectories.last != why { tally.elsewhereDirectories.append(why) }
+                }
+                text += "would keep \(target.path): \(why)\n"
             case .unreadable(let error):
                 throw RegularFile.Problem.stopError(error, path: target.path)
+            case .directoryFailed(let error):
+                throw CamrollError(error.accessExitCode, "cannot delete \(target.path): \(error.description)")
             case .changed where !force:
                 if target.status != "deleting" { tally.refused.append(target.path) }
                 text += "would keep \(target.path): no longer matches its recorded content\n"
@@ -649,6 +704,7 @@ struct CatalogCommands {
         let laterOwner = try laterOwnerQuery(catalog)
         var outcome: [(id: Int, status: String)] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        let directories = SaveDirectories()
         /// Before an error ends the delete: the rows of this batch already dealt with take their
         /// outcome, the others go back to what they were.
         func restoreBatch() {
@@ -664,7 +720,8 @@ struct CatalogCommands {
             // A row a stopped delete left `deleting` whose file is no longer what was saved: the
             // deletion is finished in the catalog and whatever is at the path now is left alone.
             let keptStatus = target.status == "deleting" ? "deleted" : target.status
-            switch try decide(target, laterOwner: laterOwner, buffer: &buffer) {
+            let directoryFD: Int32, name: String
+            switch try decide(target, laterOwner: laterOwner, directories: directories, buffer: &buffer) {
             case .takenOver:
                 outcome.append((target.id, "replaced"))
                 tally.takenOver += 1
@@ -673,23 +730,34 @@ struct CatalogCommands {
                 outcome.append((target.id, "deleted"))
                 tally.alreadyMissing += 1
                 continue
-            case .unchanged:
-                break
-            case .notRegular:
+            case .unchanged(let directory, let file):
+                (directoryFD, name) = (directory, file)
+            case .notRegular(let kind):
                 outcome.append((target.id, keptStatus))
-                if target.status != "deleting" { tally.refused.append(target.path) }
+                if target.status != "deleting" { tally.notFiles.append("\(target.path) (\(kind))") }
+                continue
+            case .elsewhere(let why):
+                outcome.append((target.id, keptStatus))
+                if target.status != "deleting" {
+                    tally.elsewhere += 1
+                    if tally.elsewhereDirectories.last != why { tally.elsewhereDirectories.append(why) }
+                }
                 continue
             case .unreadable(let error):
                 restoreBatch()
                 throw RegularFile.Problem.stopError(error, path: target.path)
-            case .changed:
+            case .directoryFailed(let error):
+                restoreBatch()
+                throw CamrollError(error.accessExitCode, "cannot delete \(target.path): \(error.description)")
+            case .changed(let directory, let file):
                 guard force else {
                     outcome.append((target.id, keptStatus))
                     if target.status != "deleting" { tally.refused.append(target.path) }
                     continue
                 }
+                (directoryFD, name) = (directory, file)
             }
-            if unlink(target.path) != 0 {
+            if unlinkat(directoryFD, name, 0) != 0 {
                 // Gone between the read and the unlink: someone else removed it.
                 guard errno == ENOENT else {
                     let reason = SystemError("unlink").reason
@@ -772,7 +840,7 @@ struct CatalogCommands {
                 "histogram": histogram.buckets.map { ["le_us": $0.upper, "count": $0.count] },
             ]
             if let plotted { object["plot"] = plotted }
-            console.out(JSONLine.encode(object))
+            console.outRaw(JSONLine.encode(object))
             return .success
         }
         var text = "\(durations.count) save\(durations.count == 1 ? "" : "s"), \(Units.bytes(figures.bytes)) in "

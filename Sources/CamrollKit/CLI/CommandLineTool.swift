@@ -11,6 +11,13 @@ public enum CommandLineTool {
                             environment: [String: String]) -> ExitCode {
         switch utf8Arguments(count: argumentCount, argv) {
         case .success(let arguments):
+            // A password in a URL: hidden from /proc/PID/cmdline now that it is copied, and the
+            // user told that it was readable meanwhile.
+            if WebAddress.hidePasswords(count: argumentCount, argv) && !arguments.contains("--quiet") {
+                Console(environment: environment).warning(
+                    "a password in a URL on the command line can be read by other users of this machine (ps, /proc) while camroll starts; "
+                        + "put it in ~/.netrc (machine HOST login USER password PASSWORD) or give it with --user-from FILE|env:NAME instead")
+            }
             return main(arguments: arguments, environment: environment)
         case .failure(let error):
             Console(environment: environment).error(error.message, hint: error.hint)
@@ -82,7 +89,7 @@ public enum CommandLineTool {
             let failure = (error as? CamrollError)
                 ?? CamrollError(.failure, (error as? DatabaseError).map { "catalog: \($0.message)" } ?? "\(error)")
             console.error(failure.message, hint: failure.hint)
-            if jsonErrors { console.out(jsonError(failure)) }
+            if jsonErrors { console.outRaw(jsonError(failure)) }
             return failure.exitCode
         }
     }

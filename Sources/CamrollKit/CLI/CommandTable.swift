@@ -104,7 +104,7 @@ enum CommandTable {
                     kind: .choices(["auto", "0", "5", "10"])),
                 OptionSpec(names: ["--frames"], value: "<k>", help: "Distinct frames to take, each saved N times. (default: 1)", kind: .text),
                 OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
-                OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame, or for the next byte of a download. (default: 5s)", kind: .text),
+                OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame; for a URL, the longest the whole download may take (60s when not given), which also stops when it gets under 1 kB a second for 5s (or this long). (default: 5s)", kind: .text),
                 OptionSpec(names: ["--set"], value: "<name=value>",
                            help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .control,
                            repeatable: true),
@@ -112,6 +112,9 @@ enum CommandTable {
                            help: "Largest picture decoded, against files that claim absurd sizes; over it: exit 65. (default: 100000000)",
                            kind: .text),
                 OptionSpec(names: ["--offline"], help: "Use a URL's cached copy without asking the network; exit 66 when there is none."),
+                OptionSpec(names: ["--user-from"], value: "<file|env:NAME>",
+                           help: "A URL's user and password, USER:PASSWORD on the first line of a file or in an environment variable, kept out of the command line (which others on the machine can read). (default: the URL's own, else ~/.netrc)",
+                           kind: .file),
             ]),
             ("SAVE OPTIONS", [
                 OptionSpec(names: ["-n", "--count"], value: "<n>", help: "Saves of each frame, 1 to 1000000000. (default: 1)", kind: .text),
@@ -155,7 +158,7 @@ enum CommandTable {
     /// What pick takes of snap's options: one picture per shutter, from a camera or the pattern,
     /// saved as snap saves it. Not --frames, --interval (one shutter, one picture), --fill,
     /// --jobs (storage tests) or a file or URL (nothing to preview).
-    private static let pickOmits: Set<String> = ["--frames", "--interval", "--fill", "--jobs", "--offline"]
+    private static let pickOmits: Set<String> = ["--frames", "--interval", "--fill", "--jobs", "--offline", "--user-from"]
 
     static let pick = CommandSpec(
         name: "pick", abstract: "The camera picker: a window (or the terminal); the photo's path on stdout.",

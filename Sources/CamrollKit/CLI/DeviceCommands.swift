@@ -76,7 +76,7 @@ struct DeviceCommands {
                 if let error = entry.openError { object["problem"] = error }
                 return object
             }
-            console.out(JSONLine.encode(objects))
+            console.outRaw(JSONLine.encode(objects))
             return .success
         }
         guard !devices.isEmpty else {
@@ -118,7 +118,7 @@ struct DeviceCommands {
                     },
                 ]
             }
-            console.out(JSONLine.encode(["device": path, "formats": objects] as [String: Any]))
+            console.outRaw(JSONLine.encode(["device": path, "formats": objects] as [String: Any]))
             return .success
         }
         var text = "\(path):\n"
@@ -150,7 +150,7 @@ struct DeviceCommands {
                 }
                 return object
             }
-            console.out(JSONLine.encode(["device": path, "controls": objects] as [String: Any]))
+            console.outRaw(JSONLine.encode(["device": path, "controls": objects] as [String: Any]))
             return .success
         }
         var text = "\(path):\n"

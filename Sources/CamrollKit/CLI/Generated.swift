@@ -9,10 +9,10 @@ import Glibc
 enum Generated {
     static func run(_ name: String, arguments: [String], console: Console, environment: [String: String]) throws -> ExitCode {
         switch (name, arguments.first) {
-        case ("__generate", "man"): console.out(ManPage.text)
-        case ("__generate", "bash"): console.out(Completions.bash)
-        case ("__generate", "zsh"): console.out(Completions.zsh)
-        case ("__generate", "fish"): console.out(Completions.fish)
+        case ("__generate", "man"): console.outRaw(ManPage.text)
+        case ("__generate", "bash"): console.outRaw(Completions.bash)
+        case ("__generate", "zsh"): console.outRaw(Completions.zsh)
+        case ("__generate", "fish"): console.outRaw(Completions.fish)
         case ("__complete", "controls"), ("__complete", "sizes"):
             var device: String?
             if let index = arguments.firstIndex(where: { $0 == "-d" || $0 == "--device" }), index + 1 < arguments.count {

@@ -110,6 +110,7 @@ struct SnapCommand {
         let writer = AtomicFileWriter(
             existing: options.overwrite ? .replace : options.output == nil ? .keepAndNumber : .refuse,
             sync: options.fsync, direct: options.direct)
+        if !options.toStandardOutput { writer.tree = OutputTree(root: template.fixedDirectory) }
         if options.direct && !options.global.quiet {
             // Once per directory, whichever of the jobs finds out.
             let warned = Locked<Set<String>>([])
@@ -136,7 +137,7 @@ struct SnapCommand {
         }
         if let failure {
             console.error(failure.message, hint: failure.hint)
-            if options.global.json { console.out(CommandLineTool.jsonError(failure)) }
+            if options.global.json { console.outRaw(CommandLineTool.jsonError(failure)) }
             return failure.exitCode
         }
         if summary.status == .cancelled {
@@ -178,7 +179,9 @@ struct SnapCommand {
         case .url(let url):
             guard let catalog else { throw CamrollError(.failure, "the catalog must be open before a URL is fetched") }
             var fetcher = HTTPFetcher(stallSeconds: max(1, (options.timeoutMicroseconds + 999_999) / 1_000_000))
+            if options.timeoutGiven { fetcher.deadlineMilliseconds = max(1, options.timeoutMicroseconds / 1000) }
             fetcher.cancellation = cancellation
+            if let source = options.userFrom { fetcher.credentials = try WebAddress.credentials(from: source, environment: environment) }
             // The live line the saving progress uses: redrawn at most ten times a second, cut to
             // the terminal's width.
             let line = console.stderrIsTerminal && !options.global.quiet && !options.global.noProgress && !options.global.json

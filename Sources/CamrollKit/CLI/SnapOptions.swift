@@ -17,6 +17,12 @@ public enum DeviceChoice: Sendable, Equatable {
                 throw CamrollError.usage("'\(text)' is not a URL with a host, e.g. https://example.org/photo.jpg")
             }
             self = .url(text)
+        } else if let separator = text.firstRange(of: "://"), !text[..<separator.lowerBound].isEmpty,
+                  text[..<separator.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) {
+            // ftp://, gopher://, rtsp://…: a scheme, not a by-id name.
+            throw CamrollError.usage(
+                "unsupported scheme '\(text[..<separator.lowerBound])' in '\(WebAddress.withoutPassword(text))': camroll fetches only http:// and https://",
+                hint: "Give an http(s) URL, a camera (/dev/videoN, N, a /dev/v4l/by-id name), 'pattern' or file:PATH.")
         } else if text.hasPrefix("file:") {
             let path = String(text.dropFirst(5))
             guard !path.isEmpty else { throw CamrollError.usage("'file:' needs a path, e.g. file:photo.jpg") }
@@ -49,11 +55,15 @@ public struct SnapOptions: Sendable {
     public var exif = true
     /// `--offline`: a URL source only from the cache.
     public var offline = false
+    /// `--user-from FILE|env:NAME`: a URL's `user:password`, kept out of the arguments.
+    public var userFrom: String?
     /// `--skip N`, or `--skip auto` (the default): see `WarmUp`.
     public var warmUp = WarmUp.untilSettled
     public var frames = 1
     public var intervalMicroseconds = 0
     public var timeoutMicroseconds = 5_000_000
+    /// `--timeout` was given: for a URL, the whole download's time limit (else a minute).
+    public var timeoutGiven = false
     public var fsync = false
     public var stamp = false
     /// `--fill`: save until the file system is full (`count` is then an upper bound).
@@ -145,6 +155,7 @@ public struct SnapOptions: Sendable {
                 options.crop = crop
             case "--no-exif": options.exif = false
             case "--offline": options.offline = true
+            case "--user-from": options.userFrom = value
             case "--skip":
                 if value == "auto" {
                     options.warmUp = .untilSettled
@@ -157,6 +168,7 @@ public struct SnapOptions: Sendable {
             case "--interval": options.intervalMicroseconds = try ValueParser.duration(value, option: name)
             case "--timeout":
                 options.timeoutMicroseconds = try ValueParser.duration(value, option: name)
+                options.timeoutGiven = true
                 guard options.timeoutMicroseconds > 0 else { throw scanner.usageError("'--timeout' must be above 0") }
             case "--fsync": options.fsync = true
             case "--stamp": options.stamp = true
@@ -244,6 +256,14 @@ public struct SnapOptions: Sendable {
         }
         if offline && !{ if case .url = device { true } else { false } }() {
             throw CamrollError.usage("'--offline' applies to a URL source (-d https://…)")
+        }
+        if userFrom != nil {
+            guard case .url(let url) = device else {
+                throw CamrollError.usage("'--user-from' applies to a URL source (-d https://…)")
+            }
+            if WebAddress.withoutPassword(url) != url || WebAddress.hasUser(url) {
+                throw CamrollError.usage("'--user-from' gives the user and password: the URL must not carry them too")
+            }
         }
         if toStandardOutput {
             // --fill sets --stamp and -n, so it is named before them.

@@ -15,7 +15,7 @@ struct Table {
             case .null: ""
             case .int(let v): String(v)
             case .double(let v): String(v)
-            case .text(let v): v
+            case .text(let v): v.printable
             }
         }
 

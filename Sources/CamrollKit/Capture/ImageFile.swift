@@ -36,7 +36,9 @@ public final class ImageFile: FrameSource {
         let header: JPEGDecoder.Header
         do { header = try decoder.frameHeader(of: bytes) } catch let error as CamrollError { throw invalid(error) }
         try JPEGDecoder.refuseIfTooLarge(header, subject: subject)
-        do { _ = try decoder.decodeRGB(bytes) } catch let error as CamrollError { throw invalid(error) }
+        do { try decoder.validate(bytes) } catch let error as CamrollError {
+            throw ImageMemory.isTooLarge(error) ? error : invalid(error)
+        }
         frame = Frame(format: .jpeg, width: header.width, height: header.height, bytesPerLine: 0, bytes: bytes,
                       sequence: 0, capturedAt: Date())
     }

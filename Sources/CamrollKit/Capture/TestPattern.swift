@@ -26,7 +26,7 @@ public final class TestPattern: FrameSource {
         let width = resolution.width
         let height = resolution.height
         let stride = width * 2
-        var bytes = [UInt8](repeating: 0, count: stride * height)
+        var bytes = try ImageMemory.pixels(width: width, height: height, bytesPerPixel: 2)
         bytes.withUnsafeMutableBufferPointer { frame in
             barRows.withUnsafeBufferPointer { row in
                 for y in 0..<height {

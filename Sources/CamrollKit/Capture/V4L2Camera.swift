@@ -362,7 +362,8 @@ public final class V4L2Camera: FrameSource {
     /// The frame in a buffer's bytes, copied out of it: an MJPEG frame made a whole JPEG, another
     /// format the pipeline does not take converted. nil for a broken MJPEG frame (dropped).
     private func makeFrame(_ bytes: UnsafeRawBufferPointer, sequence: Int, capturedAt: Date) throws -> Frame? {
-        let data = Array(bytes)
+        guard let start = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        let data = try ImageMemory.copy(start, count: bytes.count, width: resolution.width, height: resolution.height)
         var frame = Frame(
             format: format, width: resolution.width, height: resolution.height, bytesPerLine: bytesPerLine,
             bytes: data, sequence: sequence, capturedAt: capturedAt, fullRange: fullRange)

@@ -105,5 +105,11 @@ enum Migrations {
         ALTER TABLE runs ADD COLUMN saved_bytes INTEGER;
         ALTER TABLE runs ADD COLUMN saving_us INTEGER;
         """,
+        // 6: the device and inode of the directory a file was saved into: `delete` unlinks it
+        // only there, not through a directory swapped or linked in its place since.
+        """
+        ALTER TABLE saves ADD COLUMN directory_device INTEGER;
+        ALTER TABLE saves ADD COLUMN directory_inode INTEGER;
+        """,
     ]
 }

@@ -97,22 +97,31 @@ public struct Repair {
     private func finishDeletions(_ selection: Verifier.Selection, into result: inout Result) throws {
         // A delete at work now: its rows are `deleting` for the moment, and its own to finish.
         guard !RunLock.isHeld(run: RunLock.deletionByte, catalog: catalog.path) else { return }
-        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128 FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status = 'deleting'"
+        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128, s.directory_device, s.directory_inode "
+            + "FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status = 'deleting'"
         if case .run(let id) = selection { sql += " AND c.run_id = \(id)" }
-        let rows: [(id: Int, path: String, bytes: Int, hash: String)] = try catalog.userErrors {
+        let rows: [(id: Int, path: String, bytes: Int, hash: String, directory: FileIdentity?)] = try catalog.userErrors {
             let statement = try catalog.database.prepare(sql)
-            var rows: [(Int, String, Int, String)] = []
+            var rows: [(Int, String, Int, String, FileIdentity?)] = []
             while try statement.step() {
-                rows.append((statement.int(0), statement.text(1) ?? "", statement.int(2), statement.text(3) ?? ""))
+                let directory = statement.isNull(4) || statement.isNull(5) ? nil
+                    : FileIdentity(device: UInt64(bitPattern: Int64(statement.int(4))), inode: UInt64(bitPattern: Int64(statement.int(5))))
+                rows.append((statement.int(0), statement.text(1) ?? "", statement.int(2), statement.text(3) ?? "", directory))
             }
             return rows
         }
         guard !rows.isEmpty else { return }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        // As `delete` does it: only in the directory the file was saved into (SaveDirectories).
+        let directories = SaveDirectories()
         for row in rows {
-            switch Verifier.readFile(row.path, buffer: &buffer) {
+            guard case .directory(let directoryFD) = directories.open(PathText.directory(of: row.path), recorded: row.directory) else {
+                continue  // gone with its directory, or not the run's directory: nothing of the run's to remove
+            }
+            let name = PathText.lastComponent(of: row.path)
+            switch Verifier.readFile(row.path, in: directoryFD, name: name, buffer: &buffer) {
             case .success(let (size, hash)) where size == row.bytes && hash == row.hash:
-                if unlink(row.path) != 0 && errno != ENOENT {
+                if unlinkat(directoryFD, name, 0) != 0 && errno != ENOENT {
                     // Still there: the row stays `deleting`, for a repair that can remove it.
                     throw Self.cannotRemove(SystemError("unlink", path: row.path))
                 }

@@ -583,9 +583,11 @@ public final class Verifier {
 
     /// Size and XXH3-128 of a file, read after dropping its cached pages so the bytes come
     /// from the device, not from memory. Only a regular file is read (`RegularFile.open`).
-    static func readFile(_ path: String, buffer: inout [UInt8]) -> Result<(Int, String), RegularFile.Problem> {
+    static func readFile(
+        _ path: String, in directory: Int32 = AT_FDCWD, name: String? = nil, buffer: inout [UInt8]
+    ) -> Result<(Int, String), RegularFile.Problem> {
         let fd: Int32
-        switch RegularFile.open(path) {
+        switch RegularFile.open(path, in: directory, name: name) {
         case .failure(let problem): return .failure(problem)
         case .success(let opened): fd = opened
         }

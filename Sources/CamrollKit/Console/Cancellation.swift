@@ -138,6 +138,11 @@ public enum SignalWatcher {
         // Taken out of the lock first: the action (FullScreen.restore) clears itself through it.
         let action = beforeExit.withLock { $0 }
         action?()
+        // Said, as the default action would not: an exit 130 with nothing on stderr reads as a
+        // crash in a log. Written directly: the console's lock may be held by the thread stopped.
+        let name = number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : number == SIGHUP ? "SIGHUP" : "signal \(number)"
+        let message = Array("camroll: stopped by \(name)\n".utf8)
+        _ = message.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
         _exit(exitStatus(for: number))
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import CLinux
 import Synchronization
 
 /// The terminal taken over for a full-screen view: raw keys (no echo, no line editing, Ctrl-C a

@@ -135,8 +135,8 @@ func summaryText(_ summary: RunSummary, detailed: Bool = true) -> String {
         let kept = p.keptForCatalogBytes.map { ", and \(Units.bytes($0)) kept for the catalog on it" } ?? ""
         lines.append("the file system is full: \(Units.bytes(free)) left\(kept); check it with 'camroll verify --run \(summary.runID)'")
     }
-    if let last = summary.lastPath { lines.append("last file: \(last)") }
-    lines.append("run \(summary.runID) in \(summary.catalogPath)")
+    if let last = summary.lastPath { lines.append("last file: \(last.printable)") }
+    lines.append("run \(summary.runID) in \(summary.catalogPath.printable)")
     return lines.joined(separator: "\n") + "\n"
 }
 
@@ -161,7 +161,7 @@ final class ProgressLine {
         guard force || now - lastShown >= (live ? 100_000 : 1_000_000) else { return }
         lastShown = now
         shown = true
-        console.err(live ? "\r\u{1B}[2K" + fitted(text()) : text() + "\n")
+        if live { console.err(control: "\r\u{1B}[2K", fitted(text())) } else { console.err(text() + "\n") }
     }
 
     /// A live line longer than the terminal is wide would wrap, and every redraw would then
@@ -173,7 +173,7 @@ final class ProgressLine {
 
     /// Removes a live line before the summary is printed.
     func clear() {
-        if live && shown { console.err("\r\u{1B}[2K") }
+        if live && shown { console.err(control: "\r\u{1B}[2K", "") }
     }
 }
 
@@ -277,7 +277,7 @@ public final class StandardOutputProgress: ProgressReporter {
         case .cancelled: "cancelled after \(photos) of \(p.total)"
         case .failed: "failed after \(photos) of \(p.total)"
         }
-        console.err("\(head), \(Units.bytes(p.bytes)), to standard output; run \(summary.runID) in \(summary.catalogPath)\n")
+        console.err("\(head), \(Units.bytes(p.bytes)), to standard output; run \(summary.runID) in \(summary.catalogPath.printable)\n")
     }
 }
 
@@ -349,6 +349,6 @@ public final class JSONProgress: ProgressReporter {
     }
 
     private func emit(_ object: [String: Any]) {
-        console.out(JSONLine.encode(object))
+        console.outRaw(JSONLine.encode(object))
     }
 }

@@ -56,20 +56,30 @@ public final class Console: Sendable {
         return columns > 0 ? columns : nil
     }
 
-    public func out(_ text: String) { write(STDOUT_FILENO, text) }
-    public func err(_ text: String) { write(STDERR_FILENO, text) }
+    /// Text to stdout, with whatever came from outside in it shown harmless: control
+    /// characters and bidi overrides escaped, line breaks kept (`String.printableLines`).
+    public func out(_ text: String) { write(STDOUT_FILENO, text.printableLines) }
+    /// To stdout as it is: JSON (escaped already, and to be read exactly), a picture's own
+    /// escape sequences, generated scripts and pages.
+    public func outRaw(_ text: String) { write(STDOUT_FILENO, text) }
+    /// Text to stderr, as `out` shows it.
+    public func err(_ text: String) { write(STDERR_FILENO, text.printableLines) }
+    /// camroll's own terminal `control` sequence (a live line's return and erase), then `text`
+    /// as `err` shows it.
+    public func err(control: String, _ text: String) { write(STDERR_FILENO, control + text.printableLines) }
 
-    /// `camroll: error: message`, then the hint on its own line.
+    /// `camroll: error: message`, then the hint on its own line. The message is one line
+    /// whatever it echoes (a line break in an argument shows as `\n`).
     public func error(_ message: String, hint: String? = nil) {
         let label = useColor ? "\u{1B}[1;31merror:\u{1B}[0m" : "error:"
-        var text = "camroll: \(label) \(message)\n"
-        if let hint { text += hint + "\n" }
-        err(text)
+        var text = "camroll: \(label) \(message.printable)\n"
+        if let hint { text += hint.printableLines + "\n" }
+        write(STDERR_FILENO, text)
     }
 
     public func warning(_ message: String) {
         let label = useColor ? "\u{1B}[1;33mwarning:\u{1B}[0m" : "warning:"
-        err("camroll: \(label) \(message)\n")
+        write(STDERR_FILENO, "camroll: \(label) \(message.printable)\n")
     }
 
     private func write(_ fd: Int32, _ text: String) {

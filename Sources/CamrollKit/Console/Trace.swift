@@ -30,7 +30,7 @@ public enum Trace {
             text += "trace: \(name) \(format(time - start)) \(format(time - previous))\n"
             previous = time
         }
-        _ = text.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+        _ = text.printableLines.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
     }
 
     private static func format(_ microseconds: Int) -> String {

@@ -153,7 +153,7 @@ public final class ImagePipeline {
         let (size, rgb) = try decoder.decodeRGB(
             image.bytes, minimumWidth: transposed ? neededHeight : neededWidth,
             minimumHeight: transposed ? neededWidth : neededHeight)
-        let upright = RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
+        let upright = try RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
         // The crop, at the decoded scale.
         let scale = Double(upright.width) / Double(shownWidth)
         let x = min(upright.width - 1, Int(Double(rect.x) * scale))

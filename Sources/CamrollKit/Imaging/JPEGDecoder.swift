@@ -59,15 +59,24 @@ public final class JPEGDecoder {
     }
 
     /// Throws `.dataError`, with the size and the option that raises the limit, for a picture
-    /// over `maxPixels`. `subject` names it in the message.
-    static func refuseIfTooLarge(_ header: Header, subject: String = "the JPEG") throws {
+    /// over `maxPixels`. `subject` names it in the message; `bytesPerPixel` is what the picture
+    /// costs a pixel on its way through camroll, for the hint.
+    static func refuseIfTooLarge(_ header: Header, subject: String = "the JPEG", bytesPerPixel: Int = JPEGDecoder.bytesPerPixel) throws {
         let pixels = header.width * header.height
         guard pixels > maxPixels else { return }
+        let (cost, overflow) = pixels.multipliedReportingOverflow(by: bytesPerPixel)
+        let needs = overflow ? "more memory than a process has" : "about \(ImageMemory.megabytes(cost))"
         throw CamrollError(
             .dataError,
             "\(subject) is \(header.width)x\(header.height) (\(pixelCount(pixels))), over the limit of \(pixelCount(maxPixels))",
-            hint: "If the picture is genuine, raise the limit with --max-pixels \(pixels) (decoding takes 3 bytes a pixel).")
+            hint: "If the picture is genuine, raise the limit with --max-pixels \(pixels) (it needs \(needs): "
+                + "\(bytesPerPixel) bytes a pixel, decoded and encoded again).")
     }
+
+    /// What a JPEG costs a pixel when it is changed: decoded to RGB (3 bytes), then encoded
+    /// (turbojpeg's worst-case buffer for 4:2:0, 3 more). One saved as it is costs far less:
+    /// it is only checked, at an eighth of its size (`validate`).
+    static let bytesPerPixel = 6
 
     /// `3600 megapixels`, `2.1 megapixels`; below a tenth of one (a small --max-pixels) the
     /// pixels themselves, not "0.0 megapixels".
@@ -110,7 +119,7 @@ public final class JPEGDecoder {
         // libjpeg-turbo cannot turn CMYK into RGB (that takes a colour profile): such pictures
         // are decoded as CMYK and converted with the usual uncalibrated formula.
         let channels = full.isCMYK ? 4 : 3
-        var pixels = [UInt8](repeating: 0, count: size.width * size.height * channels)
+        var pixels = try ImageMemory.pixels(width: size.width, height: size.height, bytesPerPixel: channels)
         let format = full.isCMYK ? TJPF_CMYK : TJPF_RGB
         let status = jpeg.withUnsafeBufferPointer { source in
             pixels.withUnsafeMutableBufferPointer { destination in
@@ -121,13 +130,20 @@ public final class JPEGDecoder {
             }
         }
         guard status == 0 else { throw decodingError("corrupt JPEG data") }
-        return (size, full.isCMYK ? Self.rgb(fromInvertedCMYK: pixels) : pixels)
+        return (size, full.isCMYK ? try Self.rgb(fromInvertedCMYK: pixels, width: size.width, height: size.height) : pixels)
+    }
+
+    /// Decodes every block of the picture, at the smallest scale turbojpeg has (an eighth each
+    /// way), to find corrupt or truncated data: the entropy decoding, which is where such data
+    /// shows, runs over the whole picture all the same, in 1/64 of the memory of a full decode.
+    public func validate(_ jpeg: [UInt8]) throws {
+        _ = try decodeRGB(jpeg, minimumWidth: 1, minimumHeight: 1, fast: true)
     }
 
     /// Adobe's CMYK JPEGs (nearly all of them, and what libjpeg writes) store ink inverted:
     /// 255 is no ink. Red is then C·K/255, and so on.
-    static func rgb(fromInvertedCMYK cmyk: [UInt8]) -> [UInt8] {
-        var rgb = [UInt8](repeating: 0, count: cmyk.count / 4 * 3)
+    static func rgb(fromInvertedCMYK cmyk: [UInt8], width: Int, height: Int) throws -> [UInt8] {
+        var rgb = try ImageMemory.uninitialized(count: cmyk.count / 4 * 3, width: width, height: height)
         for pixel in 0..<(cmyk.count / 4) {
             let k = Int(cmyk[pixel * 4 + 3])
             for channel in 0..<3 {

@@ -137,7 +137,7 @@ public final class JPEGEncoder {
         guard encode(output, capacity, &size) == 0, let output else {
             throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: cpixels_jpeg_encoder_error(yuvEncoder)))")
         }
-        return Array(UnsafeBufferPointer(start: output, count: size))
+        return try ImageMemory.copy(output, count: size, width: width, height: height)
     }
 
     private func encodeRGB24(_ frame: Frame, quality: Int) throws -> [UInt8] {
@@ -160,14 +160,10 @@ public final class JPEGEncoder {
                 Int32(TJPF_RGB.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality),
                 TJFLAG_NOREALLOC)
         }
-        return try collect(status: status, size: size)
-    }
-
-    private func collect(status: Int32, size: UInt) throws -> [UInt8] {
         guard status == 0, let output else {
             throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: tjGetErrorStr2(rgbHandle)))")
         }
-        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+        return try ImageMemory.copy(output, count: Int(size), width: width, height: height)
     }
 
     /// A buffer large enough for the worst case, so turbojpeg never reallocates it and the YUV
@@ -185,9 +181,7 @@ public final class JPEGEncoder {
             tjFree(output)
             output = tjAlloc(needed)
             outputCapacity = output == nil ? 0 : Int(needed)
-            guard output != nil else {
-                throw CamrollError(.failure, "out of memory for a \(width)x\(height) JPEG")
-            }
+            guard output != nil else { throw ImageMemory.tooLarge(width: width, height: height, bytes: Int(needed)) }
         }
         return outputCapacity
     }

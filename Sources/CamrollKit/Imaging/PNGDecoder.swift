@@ -25,36 +25,28 @@ public enum PNGDecoder {
         // Ancillary chunks (text, profiles) limited to 1 MB each, 8 MB in all.
         try check(cspng_set_chunk_limits(context, 1 << 20, 8 << 20), "limits")
         // libspng reads from the buffer until the end: everything happens while it is borrowed.
-        let (width, height, rgba) = try bytes.withUnsafeBytes { buffer in
+        return try bytes.withUnsafeBytes { buffer in
             try check(cspng_set_png_buffer(context, buffer.baseAddress, buffer.count), "buffer")
             var header = spng_ihdr()
             try check(cspng_get_ihdr(context, &header), "header")
             let width = Int(header.width), height = Int(header.height)
-            try JPEGDecoder.refuseIfTooLarge(JPEGDecoder.Header(width: width, height: height), subject: subject)
-            var size = 0
-            try check(cspng_decoded_image_size(context, Int32(SPNG_FMT_RGBA8.rawValue), &size), "size")
-            guard size == width * height * 4 else { throw CamrollError(.dataError, "\(subject) is not a valid PNG: odd size") }
-            var rgba = [UInt8](repeating: 0, count: size)
-            let status = rgba.withUnsafeMutableBytes { destination in
-                cspng_decode_image(
-                    context, destination.baseAddress, destination.count, Int32(SPNG_FMT_RGBA8.rawValue),
-                    Int32(SPNG_DECODE_TRNS.rawValue))
+            try JPEGDecoder.refuseIfTooLarge(
+                JPEGDecoder.Header(width: width, height: height), subject: subject, bytesPerPixel: bytesPerPixel)
+            try ImageMemory.reserve(
+                try ImageMemory.bytes(width: width, height: height, bytesPerPixel: bytesPerPixel), width: width, height: height)
+            // Decoded a row at a time straight into RGB: the picture's memory is its 3 bytes a
+            // pixel and one row, not an RGBA copy beside it (4 bytes a pixel more).
+            var rgb = try ImageMemory.pixels(width: width, height: height, bytesPerPixel: 3)
+            let status = rgb.withUnsafeMutableBytes { destination in
+                cspng_decode_rgb_over_white(context, destination.baseAddress, destination.count)
             }
+            guard status != CSPNG_OUT_OF_MEMORY else { throw ImageMemory.tooLarge(width: width, height: height, bytes: width * 4) }
             try check(status, "image data")
-            return (width, height, rgba)
+            return RGBImage(width: width, height: height, pixels: rgb)
         }
-        return RGBImage(width: width, height: height, pixels: flattenedOnWhite(rgba))
     }
 
-    /// RGBA → RGB over white: each channel c·a + 255·(1 − a), rounded.
-    static func flattenedOnWhite(_ rgba: [UInt8]) -> [UInt8] {
-        var rgb = [UInt8](repeating: 0, count: rgba.count / 4 * 3)
-        for pixel in 0..<(rgba.count / 4) {
-            let alpha = Int(rgba[pixel * 4 + 3])
-            for channel in 0..<3 {
-                rgb[pixel * 3 + channel] = UInt8((Int(rgba[pixel * 4 + channel]) * alpha + 255 * (255 - alpha) + 127) / 255)
-            }
-        }
-        return rgb
-    }
+    /// What a PNG costs a pixel on its way to a JPEG: decoded (3 bytes), then encoded (turbojpeg's
+    /// worst-case buffer for 4:2:0, 3 more).
+    static let bytesPerPixel = 6
 }

@@ -20,11 +20,11 @@ public struct RGBImage: Sendable {
 
     /// The picture as it is meant to be seen, for an EXIF `orientation` (1…8) that says how
     /// the stored pixels are turned or mirrored.
-    public func upright(_ orientation: Int) -> RGBImage {
+    public func upright(_ orientation: Int) throws -> RGBImage {
         guard (2...8).contains(orientation) else { return self }
         let transposed = orientation >= 5
         let outWidth = transposed ? height : width, outHeight = transposed ? width : height
-        var out = [UInt8](repeating: 0, count: pixels.count)
+        var out = try ImageMemory.uninitialized(count: pixels.count, width: outWidth, height: outHeight)
         pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { destination in
                 for y in 0..<outHeight {
@@ -56,12 +56,18 @@ public struct RGBImage: Sendable {
         }
     }
 
-    public func cropped(_ rect: PixelRect) -> RGBImage {
-        var out = [UInt8]()
-        out.reserveCapacity(rect.width * rect.height * 3)
-        for y in rect.y..<(rect.y + rect.height) {
-            let start = (y * width + rect.x) * 3
-            out += pixels[start..<(start + rect.width * 3)]
+    public func cropped(_ rect: PixelRect) throws -> RGBImage {
+        if rect == PixelRect(x: 0, y: 0, width: width, height: height) { return self }
+        var out = try ImageMemory.pixels(width: rect.width, height: rect.height, bytesPerPixel: 3)
+        let rowBytes = rect.width * 3
+        pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { destination in
+                for row in 0..<rect.height {
+                    let from = ((rect.y + row) * width + rect.x) * 3
+                    guard let to = destination.baseAddress, let base = source.baseAddress else { return }
+                    (to + row * rowBytes).update(from: base + from, count: rowBytes)
+                }
+            }
         }
         return RGBImage(width: rect.width, height: rect.height, pixels: out)
     }
@@ -70,7 +76,7 @@ public struct RGBImage: Sendable {
     /// Catmull-Rom when enlarging, in linear light: sRGB-correct).
     public func resized(to size: Resolution) throws -> RGBImage {
         if size.width == width && size.height == height { return self }
-        var out = [UInt8](repeating: 0, count: size.width * size.height * 3)
+        var out = try ImageMemory.pixels(width: size.width, height: size.height, bytesPerPixel: 3)
         var why = [CChar](repeating: 0, count: 256)
         let status = pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { destination in
@@ -83,7 +89,7 @@ public struct RGBImage: Sendable {
             throw CamrollError(.unavailable, "cannot resize \(width)x\(height) to \(size): \(String(nulTerminated: why))",
                                hint: "Install libstb (Debian: apt install libstb0).")
         }
-        guard status == 1 else { throw CamrollError(.failure, "cannot resize \(width)x\(height) to \(size): out of memory") }
+        guard status == 1 else { throw ImageMemory.tooLarge(width: size.width, height: size.height, bytes: nil) }
         return RGBImage(width: size.width, height: size.height, pixels: out)
     }
 }

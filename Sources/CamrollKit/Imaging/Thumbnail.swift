@@ -19,9 +19,9 @@ public enum Thumbnail {
         let (size, rgb) = try decoder.decodeRGB(
             jpeg, minimumWidth: transposed ? target.height : target.width,
             minimumHeight: transposed ? target.width : target.height)
-        let upright = RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
+        let upright = try RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
         guard let pixels = averaged(upright.pixels, width: upright.width, height: upright.height, to: target) else {
-            throw CamrollError(.failure, "out of memory for a \(target) thumbnail")
+            throw ImageMemory.tooLarge(width: target.width, height: target.height, bytes: nil)
         }
         let frame = Frame(format: .rgb24, width: target.width, height: target.height, bytesPerLine: target.width * 3,
                           bytes: pixels, sequence: 0, capturedAt: .init(timeIntervalSince1970: 0))

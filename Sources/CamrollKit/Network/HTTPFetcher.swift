@@ -16,8 +16,17 @@ struct HTTPFetcher {
     /// The largest picture downloaded (a 100-megapixel JPEG is far smaller).
     static let maxBytes = 256 << 20
     static let connectTimeoutMilliseconds = 10_000
+    /// The slowest a download may go, in bytes a second over `stallSeconds`: a server sending a
+    /// few bytes a second once held a 23 kB download for two hours.
+    static let minimumBytesPerSecond = 1024
+    /// The longest a whole download may take without --timeout.
+    static let defaultDeadlineMilliseconds = 60_000
 
     var stallSeconds: Int
+    /// The whole download's time limit: --timeout, else `defaultDeadlineMilliseconds`.
+    var deadlineMilliseconds = Self.defaultDeadlineMilliseconds
+    /// `user:password` for the request (`--user-from`); nil: the URL's own, else ~/.netrc's.
+    var credentials: String?
     var cancellation: Cancellation?
     /// Called with bytes received and expected (0: unknown) as data arrives.
     var progress: ((Int, Int) -> Void)?
@@ -46,11 +55,19 @@ struct HTTPFetcher {
             observer.progress?(Int(received), Int(expected))
             return 0
         }
+        let userpwd = credentials.map { strdup($0) } ?? nil
+        defer {
+            if let userpwd {
+                memset(userpwd, 0, strlen(userpwd))
+                free(userpwd)
+            }
+        }
+        transfer.userpwd = UnsafePointer(userpwd)
         defer { ccurl_release(&transfer) }
         let ran = withExtendedLifetime(observer) {
             ccurl_fetch(
                 &transfer, url, ifNoneMatch, ifModifiedSince, Int(Self.connectTimeoutMilliseconds), stallSeconds,
-                Help.version.replacing(" ", with: "/"))
+                Self.minimumBytesPerSecond, deadlineMilliseconds, Help.version.replacing(" ", with: "/"))
         }
         let message = withUnsafeBytes(of: transfer.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         guard ran == 0 else {
@@ -60,8 +77,12 @@ struct HTTPFetcher {
         }
         if transfer.curl_code != CURLE_OK.rawValue {
             if cancellation?.isCancelled == true { throw CancelledWhileWaiting() }
+            if transfer.headers_too_large != 0 {
+                throw CamrollError(
+                    .protocolError, "cannot fetch \(shown): the server's response headers are over \(CCURL_MAX_HEADER_BYTES >> 10) kB (no picture server's are): not downloaded")
+            }
             throw Self.error(CURLcode(UInt32(transfer.curl_code)), tooLarge: transfer.too_large != 0, url: shown,
-                             message: WebAddress.withoutPassword(message))
+                             message: WebAddress.withoutPassword(message), deadline: deadlineMilliseconds)
         }
         func text<T>(_ field: T) -> String? {
             let value = withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
@@ -74,7 +95,7 @@ struct HTTPFetcher {
     }
 
     /// libcurl's failures as the user meets them, each with its sysexits status.
-    static func error(_ code: CURLcode, tooLarge: Bool, url: String, message: String) -> CamrollError {
+    static func error(_ code: CURLcode, tooLarge: Bool, url: String, message: String, deadline: Int = defaultDeadlineMilliseconds) -> CamrollError {
         if tooLarge || code == CURLE_FILESIZE_EXCEEDED {
             return CamrollError(.dataError, "\(url) is larger than \(maxBytes >> 20) MB: not downloaded")
         }
@@ -83,8 +104,18 @@ struct HTTPFetcher {
             return CamrollError(.noHost, "cannot fetch \(url): \(message)", hint: "Check the host name, or use the cached copy with --offline.")
         case CURLE_COULDNT_CONNECT:
             return CamrollError(.unavailable, "cannot fetch \(url): \(message)", hint: "Is the server running? The cached copy, if any: --offline.")
+        case CURLE_OPERATION_TIMEDOUT where message.hasPrefix("Operation too slow"):
+            return CamrollError(
+                .frameTimeout, "cannot fetch \(url): timed out, the server sending under \(minimumBytesPerSecond) bytes a second (\(message))",
+                hint: "Try again later, or use the cached copy with --offline.")
         case CURLE_OPERATION_TIMEDOUT:
-            return CamrollError(.frameTimeout, "cannot fetch \(url): timed out (\(message))", hint: "Try again, or raise --timeout.")
+            return CamrollError(
+                .frameTimeout, "cannot fetch \(url): timed out (\(message); the whole download may take \(Format.fixed(Double(deadline) / 1000, 0)) s)",
+                hint: "Try again, or raise --timeout.")
+        case CURLE_OUT_OF_MEMORY:
+            // What libcurl says of a single header over its 100 kB limit (a server's 1 MB header).
+            return CamrollError(
+                .protocolError, "cannot fetch \(url): the server's response has a header too large to read (over 100 kB), or memory ran out: not downloaded")
         case CURLE_TOO_MANY_REDIRECTS:
             return CamrollError(.protocolError, "cannot fetch \(url): too many redirects (a redirect loop?)")
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING:

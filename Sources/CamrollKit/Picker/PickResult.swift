@@ -54,7 +54,9 @@ final class PickResult: ProgressReporter {
         guard let summary else { return }
         let files = try catalog.savedFiles(ofRun: summary.runID)
         guard options.global.json else {
-            console.out(files.map { $0.path + "\n" }.joined())
+            // Exactly, for the program that reads them; escaped only for a person's terminal.
+            let paths = files.map { $0.path + "\n" }.joined()
+            if console.stdoutIsTerminal { console.out(paths) } else { console.outRaw(paths) }
             return
         }
         let first = files.first
@@ -66,6 +68,6 @@ final class PickResult: ProgressReporter {
             "seconds": Double(monotonicMicroseconds() - started) / 1e6, "catalog": summary.catalogPath,
         ]
         if files.count > 1 { object["saves"] = files.count }
-        console.out(JSONLine.encode(object))
+        console.outRaw(JSONLine.encode(object))
     }
 }

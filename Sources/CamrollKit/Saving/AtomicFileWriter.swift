@@ -58,6 +58,12 @@ public final class AtomicFileWriter {
     public let gate = WriteGate()
     private var preparedDirectory: String?
     private var directoryFD: Int32 = -1
+    /// Where a run's directories are opened and made (`OutputTree`); nil: by their paths (a
+    /// cached download, a plot).
+    public var tree: OutputTree?
+    /// The device and inode of the directory the last file was saved into, recorded with its
+    /// row, so that `delete` unlinks it there and nowhere else.
+    public private(set) var directoryIdentity: FileIdentity?
 
     /// `.camroll-PID-`, between the final name and the random part of a temporary name.
     private static let temporaryInfix = Array(".camroll-\(getpid())-".utf8)
@@ -594,8 +600,13 @@ public final class AtomicFileWriter {
         directWorks = nil
         noReplace = .unknown
         unnamedFiles = nil
+        var opened: (fd: Int32, identity: FileIdentity)?
         do {
-            try Directories.create(directory)
+            if let tree, tree.holds(directory) {
+                opened = try tree.open(directory)
+            } else {
+                try Directories.create(directory)
+            }
         } catch let error as SystemError {
             let failed = error.path ?? directory
             if error.errno == ENOSPC || error.errno == EDQUOT {
@@ -612,14 +623,26 @@ public final class AtomicFileWriter {
             }
             throw CamrollError(error.outputExitCode, "cannot create directory \(failed): \(error.reason)")
         }
-        if access(directory, W_OK) != 0 {
-            throw CamrollError(.cannotCreate, "cannot write to directory \(directory): \(SystemError("access").reason)")
+        // Asked of the descriptor where the tree opened one: the path may lead elsewhere by now.
+        if (opened.map { faccessat($0.fd, ".", W_OK, 0) } ?? access(directory, W_OK)) != 0 {
+            let reason = SystemError("access").reason
+            if let opened { close(opened.fd) }
+            throw CamrollError(.cannotCreate, "cannot write to directory \(directory): \(reason)")
         }
         if directoryFD >= 0 { close(directoryFD) }
-        directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryFD < 0 {
-            let error = SystemError("open", path: directory)
-            throw CamrollError(error.outputExitCode, "cannot open directory \(directory): \(error.reason)")
+        preparedDirectory = nil
+        directoryIdentity = nil
+        if let opened {
+            directoryFD = opened.fd
+            directoryIdentity = opened.identity
+        } else {
+            directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if directoryFD < 0 {
+                let error = SystemError("open", path: directory)
+                throw CamrollError(error.outputExitCode, "cannot open directory \(directory): \(error.reason)")
+            }
+            var status = stat()
+            if fstat(directoryFD, &status) == 0 { directoryIdentity = FileIdentity(status) }
         }
         preparedDirectory = directory
     }
@@ -741,6 +764,11 @@ public struct FileIdentity: Hashable, Sendable {
     init(_ status: stat) {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
+    }
+
+    init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
     }
 
     /// The file at `path` (not following a final symbolic link), or nil when there is none.

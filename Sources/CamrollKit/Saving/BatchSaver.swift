@@ -71,6 +71,7 @@ public final class BatchSaver: @unchecked Sendable {
         self.writers = [writer] + (1..<max(1, plan.jobs)).map { _ in
             let another = AtomicFileWriter(existing: writer.existing, sync: writer.sync, direct: writer.direct)
             another.directRefused = writer.directRefused
+            another.tree = writer.tree
             return another
         }
         self.recorder = SaveRecorder(opening: catalog)
@@ -87,8 +88,11 @@ public final class BatchSaver: @unchecked Sendable {
             requestedCount: plan.toStandardOutput ? 0 : plan.totalSaves, requestedFrames: plan.frames,
             outputTemplate: plan.template.text)
         let sync = writers[0].sync
+        let outputDirectory = plan.template.fixedDirectory
         let runRow = recorder.begin { catalog in
             try catalog.syncEveryCommit(sync)
+            try catalog.refuseIfDamaged(runUUID: runUUID, pathPrefix: outputDirectory)
+            Trace.mark("catalog checked (catalog)")
             let id = try catalog.beginRun(run)
             Trace.mark("run row committed (catalog)")
             // Now that the run holds its lock, every file of the catalog's is there.
@@ -479,7 +483,7 @@ public final class BatchSaver: @unchecked Sendable {
                         Catalog.NewSave(
                             captureID: captureID, seq: seq, path: saved, bytes: size, xxh128: hash,
                             savedAt: savedAt, durationMicroseconds: end - begin, synced: synced,
-                            job: writers.count > 1 ? job + 1 : nil))
+                            job: writers.count > 1 ? job + 1 : nil, directory: writer.directoryIdentity))
                 }
             } catch let failure as AtomicFileWriter.NamedButNotSynced {
                 // In place and recorded (not synced): counted, so that the summary and the rows

@@ -49,7 +49,7 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
         // A line break or a terminal's escape in a file name breaks every listing of it (camroll's
         // own `list` and `verify` lines, `ls`, a script reading paths a line at a time).
         guard text.printable == text else {
-            throw CamrollError.usage("output template '\(text.printable)' has a control character ('?' here): photos would have it in their names")
+            throw CamrollError.usage("output template '\(text.printable)' has a control character (shown escaped): photos would have it in their names")
         }
         var pieces: [Piece] = []
         var literal = ""

@@ -44,8 +44,9 @@ enum RegularFile {
 
     /// Opens `path` for reading only if it is a regular file: O_NONBLOCK so a FIFO cannot block
     /// the open, O_NOFOLLOW so a link to /dev/zero (or anywhere) is not followed, then fstat.
-    static func open(_ path: String) -> Result<Int32, Problem> {
-        let fd = retryingOnInterrupt { Glibc.open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
+    /// With `directory`, the file `name` in that open directory (`path` naming it in errors).
+    static func open(_ path: String, in directory: Int32 = AT_FDCWD, name: String? = nil) -> Result<Int32, Problem> {
+        let fd = retryingOnInterrupt { openat(directory, name ?? path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC) }
         guard fd >= 0 else {
             switch errno {
             // ENOTDIR: a directory on the way is a file now: what was saved there is gone too.

@@ -17,21 +17,45 @@ extension String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 
-    /// Text a device gave (a camera's name, its USB maker, a format's or control's label) made
-    /// safe to print: control characters (C0, DEL, C1: a terminal's escape sequences) and the
-    /// bidirectional overrides that can make text read other than it is become '?'. A USB
-    /// device names itself, and a hostile one could otherwise drive the terminal of whoever
-    /// runs `camroll devices`.
-    var printable: String {
-        guard unicodeScalars.contains(where: Self.isUnprintable) else { return self }
-        var result = String.UnicodeScalarView()
-        for scalar in unicodeScalars { result.append(Self.isUnprintable(scalar) ? "?" : scalar) }
-        return String(result)
-    }
+    /// Text from outside camroll made safe to print: a path, a URL, a catalog value, what a
+    /// device or a photo's EXIF says of itself, an argument echoed in an error. Control
+    /// characters (C0, DEL, C1: a terminal's escape sequences, OSC 52 clipboard writes, bells)
+    /// and the bidirectional overrides that can make text read other than it is are shown
+    /// escaped: `\e` for ESC, `\n` `\r` `\t`, `\x07` for the others below U+00A0 (`\x9b` is
+    /// the C1 CSI), `\u202e` for an override. The one sanitiser: the console applies it to
+    /// everything it prints but JSON (`Console.out`, `Console.error`), table cells and CSV fields
+    /// take it whole (`Table.Value.display`), and text a device gave is stored so.
+    var printable: String { escapingControls(keepingLineBreaks: false) }
 
-    private static func isUnprintable(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-            || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value)
+    /// `printable`, but line breaks (and tabs) kept: for whole blocks of output, whose lines are
+    /// camroll's own.
+    var printableLines: String { escapingControls(keepingLineBreaks: true) }
+
+    private func escapingControls(keepingLineBreaks: Bool) -> String {
+        // Most text has none of them: found in one pass over its bytes, without walking its
+        // scalars. 0xC2 starts U+0080…U+00BF (the C1 controls among them), 0xE2 U+2000…U+2FFF.
+        let suspect = utf8.contains { byte in
+            (byte < 0x20 && !(keepingLineBreaks && (byte == 0x0A || byte == 0x09))) || byte == 0x7F || byte == 0xC2 || byte == 0xE2
+        }
+        guard suspect else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            let value = scalar.value
+            if keepingLineBreaks && (value == 0x0A || value == 0x09) {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            switch value {
+            case 0x1B: result += "\\e"
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0..<0x20, 0x7F...0x9F: result += "\\x" + Format.hexByte(UInt8(value)).lowercased()
+            case 0x202A...0x202E, 0x2066...0x2069: result += "\\u" + String(value, radix: 16)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     /// Without leading and trailing spaces, tabs and line ends.

@@ -74,7 +74,8 @@ class Pick:
         self.database = os.path.join(self.directory, "c.sqlite3")
         self.stdout_path = stdout_file or os.path.join(self.directory, "stdout")
         self.stderr_path = os.path.join(self.directory, "stderr")
-        source = [] if "-d" in arguments else ["-d", "pattern", "-r", "640x480"]
+        # The pattern at 640x480 unless the case names its own (an option given twice is an error).
+        source = ([] if "-d" in arguments else ["-d", "pattern"]) + ([] if "-r" in arguments or "-d" in arguments else ["-r", "640x480"])
         command = [test.camroll, "pick", "--window"] + source + ["--db", self.database] + arguments
         if "-o" not in arguments:
             command += ["-o", os.path.join(self.directory, "out", "{seq}.jpg")]

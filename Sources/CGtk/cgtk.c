@@ -218,11 +218,14 @@ static void on_control_toggled(GtkWidget *check, void *data) {
 }
 
 /* The controls popover open takes the keys (Esc closes it, arrows move its sliders, Space is
- * no shutter there): the window's shortcuts stand aside meanwhile. */
+ * no shutter there): the window's shortcuts stand aside meanwhile. Closed, it gives the focus
+ * back to the Controls button, which Space would open again: the focus is taken back, as after
+ * a menu's choice, so that Space and Enter are the shutter's. */
 static void on_popover_shown(GtkWidget *popover, void *data) { (void)popover, (void)data; ui.popovers_open++; }
 static void on_popover_hidden(GtkWidget *popover, void *data) {
     (void)popover, (void)data;
     if (ui.popovers_open > 0) ui.popovers_open--;
+    GTK(g_timeout_add)(200, on_refocus, NULL);
 }
 
 /* A key's event, in the modes where it means something; otherwise the key goes on to the

@@ -8,7 +8,11 @@ whatever it writes under $OUT comes back), optionally `cmdline` (extra kernel co
 e.g. vivid's module options), optionally `programs` (host programs the guest needs beyond the
 usual ones, one per line: they and their libraries go in a tar on a second virtio disk, which
 the guest unpacks: ffmpeg alone needs ~245 libraries, too many for the initramfs), and `check`
-(run on the host with the returned folder; exit 0 means pass). A scenario with a `benchmark`
+(run on the host with the returned folder; exit 0 means pass). A scenario with a `host-root` file
+gets the host's root file system, read-only, over 9p (tag `hostroot`; common.sh's `host_root`
+makes it a place to chroot into): the programs one a line in that file (Xvfb, GTK's programs) run
+there as the host has them, with every library and data file they read; each is looked for on
+the host before the boot. A scenario with a `benchmark`
 file reports rather than tests: it runs only when named (`make vm-bench`). A scenario passes when the guest ran to the end within the timeout and `check`
 passed. The kernel package is downloaded and unpacked once (Tests/vm/cache); the initramfs is
 rebuilt every run around the current camroll.
@@ -60,9 +64,11 @@ if SANITIZER and SANITIZER not in SANITIZERS:
 # and what the scenarios use
 # (fake-card: a loop device, device-mapper, ext4 and the crc32c it asks the crypto API for;
 # sdcard: FAT and exFAT with the code pages they name files in; nas: the NFS server and client;
-# power-cut: F2FS, the flash file system some cards are formatted with, and the crc32 it asks for).
+# power-cut: F2FS, the flash file system some cards are formatted with, and the crc32 it asks for;
+# window: 9p over virtio, for the host's root).
 MODULES = ["vivid", "virtio_pci", "virtio_blk", "virtio_rng", "v4l2loopback", "loop", "dm_mod", "dm_flakey", "ext4", "crc32c_generic",
-           "vfat", "exfat", "nls_cp437", "nls_utf8", "nls_ascii", "nfsd", "nfsv4", "f2fs", "crc32_generic"]
+           "vfat", "exfat", "nls_cp437", "nls_utf8", "nls_ascii", "nfsd", "nfsv4", "f2fs", "crc32_generic",
+           "9p", "9pnet_virtio"]
 # Host programs copied into the guest with their libraries.
 GUEST_PROGRAMS = ["/usr/bin/v4l2-ctl"]
 # Libraries camroll loads with dlopen (ldd cannot see them), copied with their own libraries.
@@ -280,6 +286,20 @@ def programs_disk(scenario, workdir):
     return disk
 
 
+def host_root_share(scenario):
+    """qemu's arguments sharing the host's root read-only for a scenario with a `host-root` file
+    (none for the others), after checking that the programs it lists are on the host."""
+    listing = os.path.join(SCENARIOS, scenario, "host-root")
+    if not os.path.exists(listing):
+        return []
+    for program in open(listing).read().split():
+        if shutil.which(program) is None:
+            sys.exit(f"vm: {scenario} needs {program} on the host (make vm-deps installs it)")
+    # multidevs=remap: the inode numbers of files on other mounts of the host (its /work, /tmp…)
+    # kept apart from the root's.
+    return ["-virtfs", "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"]
+
+
 def build_initramfs(tree, release, camroll, tools, baseline=None):
     root = os.path.join(OUT, "initramfs")
     shutil.rmtree(root, ignore_errors=True)
@@ -372,6 +392,7 @@ def boot(kernel, initramfs, scenario, extra_cmdline, workdir, timeout=TIMEOUT):
         # waited for it — the first camroll of a boot took 1.1 s longer than the next.
         "-device", "virtio-rng-pci",
     ]
+    command += host_root_share(scenario)
     programs = programs_disk(scenario, workdir)
     if programs:
         command += ["-drive", f"file={programs},format=raw,if=virtio,readonly=on"]

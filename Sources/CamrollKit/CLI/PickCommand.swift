@@ -73,8 +73,11 @@ struct PickCommand {
                     check: check)
                 do {
                     outcome = try picker.run()
-                } catch let error as CamrollError {
-                    window.showMessage(error.message, detail: error.hint ?? "Nothing was saved.", cancellation: cancellation)
+                } catch var error as CamrollError {
+                    // Nothing is saved before the shutter, whatever snap's hint says about a run
+                    // (an unplugged camera's: "frames saved before it went away are kept").
+                    error.hint = "Nothing was saved."
+                    window.showMessage(error.message, detail: error.hint, cancellation: cancellation)
                     throw error
                 }
             } else if let painter {
@@ -90,7 +93,7 @@ struct PickCommand {
         } catch var error as CamrollError {
             // Said after the terminal is given back (the defer above runs first). Nothing is
             // saved before the shutter, whatever snap's hint would say about a run.
-            if error.hint == nil || window == nil { error.hint = "Nothing was saved." }
+            error.hint = "Nothing was saved."
             _ = try? pendingCatalog.value()
             throw error
         }

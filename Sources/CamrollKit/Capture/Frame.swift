@@ -70,10 +70,15 @@ public protocol FrameSource: AnyObject {
     /// The most recent frame, skipping any that waited while the caller was busy (a live
     /// preview). The same as `nextFrame()` where frames do not queue up.
     func newestFrame() throws -> Frame
+    /// Lets the source go now, not when the last reference to it does (a camera: streaming
+    /// stopped, the device closed, so that it can be opened again at once); nothing is asked of
+    /// it afterwards. A source that holds nothing does nothing.
+    func close()
 }
 
 extension FrameSource {
     public func newestFrame() throws -> Frame { try nextFrame() }
+    public func close() {}
 }
 
 /// A frame already taken (pick's shutter), offered to the saver as a source of its own: every

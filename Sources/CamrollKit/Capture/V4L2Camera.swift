@@ -117,12 +117,26 @@ public final class V4L2Camera: FrameSource {
         }
     }
 
-    deinit {
+    deinit { stopStreaming() }
+
+    /// Streaming stopped, the buffers unmapped and the device closed now: the driver lets
+    /// another handle (another process, or this one reopening it) stream at once, where it
+    /// refuses (EBUSY) while this one is open. A picker switching cameras closes the one it
+    /// leaves; frames asked for afterwards fail.
+    public func close() {
+        stopStreaming()
+        converter = nil
+        device.close()
+    }
+
+    private func stopStreaming() {
         if streaming {
             var type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
             _ = try? device.ioctl(CV4L2_VIDIOC_STREAMOFF, "VIDIOC_STREAMOFF", &type)
+            streaming = false
         }
         for buffer in buffers { cv4l2_munmap(buffer.start, buffer.length) }
+        buffers = []
     }
 
     public func nextFrame() throws -> Frame {

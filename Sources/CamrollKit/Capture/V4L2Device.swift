@@ -6,7 +6,8 @@ import Glibc
 /// not. Every ioctl goes through `ioctl(_:_:_:)`: EINTR is retried, and a failure names the call.
 public final class V4L2Device {
     public let path: String
-    let fd: Int32
+    /// -1 once closed: a call on it then fails (EBADF), never reaches a descriptor reused since.
+    private(set) var fd: Int32
     /// Whether libv4l2 has taken the descriptor on: its format conversions (emulated formats),
     /// plugins (multi-planar-only drivers) and software controls. Until then its calls pass
     /// straight to the kernel.
@@ -38,7 +39,7 @@ public final class V4L2Device {
         guard raw >= 0 else { throw AccessCheck.openError(path: path, errno: errno) }
         var caps = v4l2_capability()
         if retryingOnInterrupt({ cv4l2_raw_ioctl(raw, CV4L2_VIDIOC_QUERYCAP, &caps) }) != 0 {
-            close(raw)
+            Glibc.close(raw)
             throw AccessCheck.notACamera(path)
         }
         fd = raw
@@ -57,7 +58,14 @@ public final class V4L2Device {
         throughLibv4l2 = cv4l2_fd_open(fd, &why, why.count) >= 0
     }
 
-    deinit { cv4l2_close(fd) }
+    /// Closes the device now (once; the last reference going closes it too).
+    func close() {
+        guard fd >= 0 else { return }
+        cv4l2_close(fd)
+        fd = -1
+    }
+
+    deinit { close() }
 
     @discardableResult
     func ioctl<T>(_ request: UInt, _ name: String, _ argument: inout T) throws -> Int32 {

@@ -199,15 +199,17 @@ final class Picker {
         }
     }
 
-    /// Another camera (`camera`, an index into the menu) or size: the current source is let go
-    /// first (a camera can be opened by one process at a time, and by one handle here). A
-    /// source that cannot be opened leaves the picker on the one before, if it opens again.
+    /// Another camera (`camera`, an index into the menu) or size: the current source is closed
+    /// first (a camera streams to one handle at a time, and whoever else holds a reference to
+    /// it — the command that opened it — must not keep it streaming). A source that cannot be
+    /// opened leaves the picker on the one before, if it opens again.
     private func switchSource(camera: Int?, size: Int?) throws {
         guard let reopen, var sources else { return }
         let cameraIndex = camera ?? sources.selectedCamera
         guard sources.cameras.indices.contains(cameraIndex) else { return }
         let resolution = size.flatMap { sources.sizes.indices.contains($0) ? sources.sizes[$0] : nil }
         let previous = (device: sources.cameras[sources.selectedCamera].device, resolution: current.resolution)
+        current.source.close()
         current = OpenSource(source: NoSource(), description: "", controls: nil, sizes: [], resolution: nil)
         do {
             current = try reopen(sources.cameras[cameraIndex].device, resolution)

@@ -18,3 +18,27 @@ wait_for_files() {
 wait_for_capture() {
     for _ in $(seq 1 50); do v4l2-ctl -d "$1" --all 2>/dev/null | grep -q "Video Capture" && return; sleep 0.1; done
 }
+
+# host_root DIR: the host's root file system (shared read-only with a scenario that has a
+# `host-root` file) mounted at DIR and made a place to chroot into: its own /proc, /sys, /dev,
+# /run and /tmp over the host's; this guest's camroll in DIR/tmp/bin, the scenarios in
+# DIR/tmp/scenarios, and $OUT as DIR/tmp/out. Run there with `chroot DIR COMMAND…`
+# (PATH=/tmp/bin:/usr/bin:/bin, OUT=/tmp/out).
+host_root() {
+    modprobe 9pnet_virtio && modprobe 9p || return 1
+    mkdir -p "$1"
+    mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose,msize=262144 hostroot "$1" || return 1
+    mount -t proc proc "$1/proc"
+    mount -t sysfs sysfs "$1/sys"
+    mount -t devtmpfs devtmpfs "$1/dev"
+    mkdir -p "$1/dev/pts" "$1/dev/shm"
+    mount -t devpts devpts "$1/dev/pts"
+    mount -t tmpfs tmpfs "$1/dev/shm"
+    mount -t tmpfs tmpfs "$1/run"
+    mount -t tmpfs tmpfs "$1/tmp"
+    mkdir -p "$1/tmp/bin" "$1/tmp/out" "$1/run/user/0"
+    chmod 700 "$1/run/user/0"
+    cp /usr/bin/camroll "$1/tmp/bin/"
+    cp -r /scenarios "$1/tmp/scenarios"
+    mount -o bind "$OUT" "$1/tmp/out"
+}

@@ -102,7 +102,7 @@ struct SnapCommand {
     ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
-            origin: options.exif ? source.origin : nil)
+            origin: options.exif ? source.origin : nil, stripGPS: options.stripGPS)
 
         if options.fill && !options.countGiven && !options.global.quiet, let warning = Self.fillsTheRootFileSystem(template) {
             console.warning(warning)

@@ -47,6 +47,8 @@ public struct SnapOptions: Sendable {
     public var qualityGiven = false
     public var crop: CropRequest?
     public var exif = true
+    /// `--strip-gps`: the location dropped, the rest of the EXIF kept.
+    public var stripGPS = false
     /// `--offline`: a URL source only from the cache.
     public var offline = false
     /// `--skip N`, or `--skip auto` (the default): see `WarmUp`.
@@ -144,6 +146,7 @@ public struct SnapOptions: Sendable {
                 }
                 options.crop = crop
             case "--no-exif": options.exif = false
+            case "--strip-gps": options.stripGPS = true
             case "--offline": options.offline = true
             case "--skip":
                 if value == "auto" {

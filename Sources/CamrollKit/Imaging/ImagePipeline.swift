@@ -23,18 +23,21 @@ public final class ImagePipeline {
     public let edits: ImageEdits
     /// Who took the pictures, for their EXIF; nil: no EXIF block is written (`--no-exif`).
     public let origin: PhotoOrigin?
+    /// Drop the location (EXIF's GPS directory, an XMP packet that holds one): `--strip-gps`.
+    public let stripGPS: Bool
     private let encoder: JPEGEncoder
     private let decoder: JPEGDecoder
 
     public init(
         quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil, edits: ImageEdits = ImageEdits(),
-        origin: PhotoOrigin? = nil
+        origin: PhotoOrigin? = nil, stripGPS: Bool = false
     ) throws {
         self.quality = quality
         self.maxBytes = maxBytes
         self.thumbnailBox = thumbnailBox
         self.edits = edits
         self.origin = origin
+        self.stripGPS = stripGPS
         self.encoder = try JPEGEncoder()
         self.decoder = try JPEGDecoder()
     }
@@ -83,6 +86,7 @@ public final class ImagePipeline {
         }
 
         withExif(&work, frame)
+        if origin == nil || stripGPS { withoutMetadata(&work) }
         if let maxBytes, work.image.bytes.count > maxBytes {
             // Re-encoded as stored (the Orientation already decided on stays right), within
             // what the EXIF block leaves of the limit.
@@ -100,12 +104,29 @@ public final class ImagePipeline {
     }
 
     /// The EXIF segment the picture gets: camroll's own JPEGs and a camera's MJPEG frames get
-    /// one, an untouched photo file keeps what it has.
+    /// one, an untouched photo file keeps what it has (made again without its GPS directory for
+    /// `--strip-gps`).
     private func exifSegment(for work: Work, _ frame: Frame) -> [UInt8]? {
-        guard let origin, work.changed || frame.format == .mjpeg else { return nil }
+        guard let origin, work.changed || frame.format == .mjpeg || (stripGPS && work.sourceExif != nil) else { return nil }
         return Exif.segment(
-            origin: origin, takenAt: frame.capturedAt, width: work.image.width, height: work.image.height,
-            existing: work.sourceExif.map { $0[...] }, orientation: work.orientation, pixelsChanged: work.changed)
+            origin: origin, takenAt: frame.capturedAt, shot: frame.isShotTime, width: work.image.width,
+            height: work.image.height, existing: work.sourceExif.map { $0[...] }, orientation: work.orientation,
+            pixelsChanged: work.changed, stripGPS: stripGPS)
+    }
+
+    /// `--no-exif`: no APP1 at all (EXIF — and with it GPS, maker notes, the embedded thumbnail
+    /// — nor XMP), whichever path the picture took, a photo file's untouched copy included.
+    /// `--strip-gps`: an XMP packet that names a location goes too (EXIF's GPS directory went
+    /// with the block's rewrite).
+    private func withoutMetadata(_ work: inout Work) {
+        let bytes = work.image.bytes
+        let drop = JPEGSegments.headerSegments(of: bytes).filter { segment in
+            guard segment.marker == 0xE1 else { return false }
+            if origin == nil { return true }
+            return JPEGSegments.isXMP(bytes, segment) && JPEGSegments.contains(bytes[segment.payload], "GPS")
+        }
+        guard !drop.isEmpty else { return }
+        work.image.bytes = JPEGSegments.removing(drop, from: bytes)
     }
 
     private func withExif(_ work: inout Work, _ frame: Frame) {

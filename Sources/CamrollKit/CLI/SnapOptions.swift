@@ -46,6 +46,8 @@ public struct SnapOptions: Sendable {
     /// `-q` was given (it makes a JPEG file re-encoded, not copied).
     public var qualityGiven = false
     public var crop: CropRequest?
+    /// `--rotate`, `--flip`, `--greyscale`.
+    public var turn = ImageTurn()
     public var exif = true
     /// `--strip-gps`: the location dropped, the rest of the EXIF kept.
     public var stripGPS = false
@@ -145,6 +147,17 @@ public struct SnapOptions: Sendable {
                     throw scanner.usageError("invalid value '\(value)' for '--crop': expected WxH, WxH+X+Y or an aspect ratio such as 1:1")
                 }
                 options.crop = crop
+            case "--rotate":
+                guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--rotate': expected 90, 180 or 270 (degrees clockwise)")
+                }
+                options.turn.rotation = degrees
+            case "--flip":
+                guard let flip = ImageTurn.Flip(rawValue: value.lowercased()) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--flip': expected h (left-right) or v (top-bottom)")
+                }
+                options.turn.flip = flip
+            case "--greyscale": options.turn.greyscale = true
             case "--no-exif": options.exif = false
             case "--strip-gps": options.stripGPS = true
             case "--offline": options.offline = true
@@ -225,7 +238,7 @@ public struct SnapOptions: Sendable {
 
     /// What `-r`, `--crop` and `-q` ask done to the picture's pixels.
     var edits: ImageEdits {
-        ImageEdits(fit: isPicture ? resolution : nil, crop: crop, reencode: isPicture && qualityGiven)
+        ImageEdits(fit: isPicture ? resolution : nil, crop: crop, reencode: isPicture && qualityGiven, turn: turn)
     }
 
     func validate() throws {

@@ -5,11 +5,14 @@ public struct ImageEdits: Sendable, Equatable {
     public var crop: CropRequest?
     /// Re-encode a compressed picture at the pipeline's quality (`-q` with a file source).
     public var reencode = false
+    /// `--rotate`, `--flip`, `--greyscale`: after the crop (and the fit), before the EXIF.
+    public var turn = ImageTurn()
 
-    public init(fit: Resolution? = nil, crop: CropRequest? = nil, reencode: Bool = false) {
+    public init(fit: Resolution? = nil, crop: CropRequest? = nil, reencode: Bool = false, turn: ImageTurn = ImageTurn()) {
         self.fit = fit
         self.crop = crop
         self.reencode = reencode
+        self.turn = turn
     }
 }
 
@@ -63,7 +66,8 @@ public final class ImagePipeline {
                 image: image, sourceExif: JPEGSegments.exifPayload(of: frame.bytes).map(Array.init),
                 orientation: nil, changed: false)
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
-            if edits.fit != nil || edits.reencode {
+            // A turn is of the picture as shown: one stored sideways is decoded and set upright first.
+            if edits.fit != nil || edits.reencode || (edits.turn.movesPixels && orientation != 1) {
                 work.image = try reencoded(image, orientation: orientation)
                 work.orientation = 1
                 work.changed = true
@@ -80,11 +84,13 @@ public final class ImagePipeline {
         default:
             // Uncropped, the thumbnail shows the frame as encoded: the encoder makes it from the
             // frame it has (YUYV), rather than decoding the JPEG for it afterwards.
-            let image = try encoder.encode(frame, quality: quality, thumbnailBox: edits.crop == nil ? thumbnailBox : nil)
+            let image = try encoder.encode(
+                frame, quality: quality, thumbnailBox: edits.crop == nil && edits.turn.isNone ? thumbnailBox : nil)
             work = Work(image: image, orientation: nil, changed: true)
             if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1) }
         }
 
+        if !edits.turn.isNone { try turned(&work) }
         withExif(&work, frame)
         if origin == nil || stripGPS { withoutMetadata(&work) }
         if let maxBytes, work.image.bytes.count > maxBytes {
@@ -132,6 +138,28 @@ public final class ImagePipeline {
     private func withExif(_ work: inout Work, _ frame: Frame) {
         guard let segment = exifSegment(for: work, frame) else { return }
         work.image.bytes = JPEGSegments.replacingExif(in: work.image.bytes, with: segment)
+    }
+
+    /// `--rotate`, `--flip`, `--greyscale` on the JPEG made so far: on its DCT blocks where
+    /// tjTransform can do it perfectly (a camera's MJPEG frame, and every common frame size:
+    /// whole MCUs), else decoded, turned and encoded at `-q`. Greyscale drops the chroma
+    /// losslessly either way: one component.
+    private func turned(_ work: inout Work) throws {
+        let turn = edits.turn
+        let width = turn.swapsSides ? work.image.height : work.image.width
+        let height = turn.swapsSides ? work.image.width : work.image.height
+        if let lossless = try ImageTurn.lossless(work.image.bytes, turn) {
+            work.image = EncodedImage(bytes: lossless, width: width, height: height, quality: work.image.quality)
+        } else {
+            let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
+            var pixels = RGBImage(width: header.width, height: header.height, pixels: rgb)
+            for step in turn.orientations { pixels = pixels.upright(step) }
+            var image = try encoder.encode(pixels.frame, quality: quality)
+            if turn.greyscale { image.bytes = try ImageTurn.greyscale(image.bytes) }
+            work.image = image
+        }
+        if turn.movesPixels { work.orientation = 1 }
+        work.changed = true
     }
 
     /// The size `rect` is scaled to: fitted inside `-r`'s box, never enlarged.
@@ -194,7 +222,7 @@ public final class ImagePipeline {
         var best: EncodedImage?
         while low <= high {
             let middle = (low + high) / 2
-            let candidate = try encoder.encode(frame, quality: middle)
+            let candidate = try encoded(frame, quality: middle)
             if candidate.bytes.count <= budget {
                 best = candidate
                 low = middle + 1
@@ -205,7 +233,7 @@ public final class ImagePipeline {
         guard let best else {
             // The whole file's size, as --max-bytes counts it: the pixels and the EXIF block.
             let exif = limit - budget
-            let smallest = try encoder.encode(frame, quality: 1).bytes.count + exif
+            let smallest = try encoded(frame, quality: 1).bytes.count + exif
             let smaller = Thumbnail.fittedSize(frame.width, frame.height, inside: Resolution(width: frame.width / 2, height: frame.height / 2))
             throw CamrollError(
                 .dataError,
@@ -215,6 +243,13 @@ public final class ImagePipeline {
                     + (exif > 0 ? ", or leave out the EXIF block with --no-exif." : "."))
         }
         return best
+    }
+
+    /// `frame` encoded at `quality`, one component for `--greyscale`.
+    private func encoded(_ frame: Frame, quality: Int) throws -> EncodedImage {
+        var image = try encoder.encode(frame, quality: quality)
+        if edits.turn.greyscale { image.bytes = try ImageTurn.greyscale(image.bytes) }
+        return image
     }
 
     /// The capture's thumbnail, or nil when thumbnails are off.

@@ -78,6 +78,9 @@ import Testing
             ("file-tagged-strip-gps", ["-d", "file:" + tagged, "--strip-gps"]),
             ("png", ["-d", "file:" + png]),
             ("png-resized", ["-d", "file:" + png, "-r", "100x100"]),
+            ("pattern-rotated", ["-d", "pattern", "-r", "640x480", "--rotate", "90"]),
+            ("file-tagged-rotated", ["-d", "file:" + tagged, "--rotate", "270", "--flip", "h"]),
+            ("file-tagged-greyscale", ["-d", "file:" + tagged, "--greyscale"]),
         ]
         if let url {
             kinds += [("url", ["-d", url]), ("url-resized", ["-d", url, "-r", "320x240"])]
@@ -105,7 +108,13 @@ import Testing
             }
             checked += 1
         }
-        #expect(checked == 16)
+        #expect(checked == 19)
+        // PNG output: the block in an eXIf chunk.
+        for (name, arguments) in [("pattern", ["-d", "pattern", "-r", "320x240"]), ("file-tagged", ["-d", "file:" + tagged])] {
+            let out = dir.file("out/\(name).png")
+            try Self.snap(dir, arguments + ["-o", out])
+            #expect(try Self.problems(out) == [], "\(name).png")
+        }
     }
 
     /// A frame's block, as photo managers read it: EXIF 2.32, sRGB, the moment with its offset

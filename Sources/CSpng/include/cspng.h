@@ -22,4 +22,9 @@ int cspng_get_ihdr(spng_ctx *context, struct spng_ihdr *header);
 int cspng_decoded_image_size(spng_ctx *context, int format, size_t *size);
 int cspng_decode_image(spng_ctx *context, void *out, size_t size, int format, int flags);
 const char *cspng_strerror(int status);
+/* 8-bit grey (`channels` 1) or RGB (3) pixels, rows packed, as a PNG with `exif` (a TIFF block,
+ * no "Exif\0\0") in an eXIf chunk when given. The PNG (free it with free()) and its `size`; NULL
+ * with libspng's `error` when it fails. */
+unsigned char *cspng_encode(const unsigned char *pixels, unsigned int width, unsigned int height, int channels,
+                            const unsigned char *exif, size_t exif_size, size_t *size, int *error);
 #endif

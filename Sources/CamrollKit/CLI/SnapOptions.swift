@@ -46,6 +46,8 @@ public struct SnapOptions: Sendable {
     /// `-q` was given (it makes a JPEG file re-encoded, not copied).
     public var qualityGiven = false
     public var crop: CropRequest?
+    /// `--encoding`; nil: from the output name (`.png`), else JPEG.
+    public var encoding: PictureEncoding?
     /// `--rotate`, `--flip`, `--greyscale`.
     public var turn = ImageTurn()
     public var exif = true
@@ -158,6 +160,11 @@ public struct SnapOptions: Sendable {
                 }
                 options.turn.flip = flip
             case "--greyscale": options.turn.greyscale = true
+            case "--encoding":
+                guard let encoding = PictureEncoding(rawValue: value.lowercased()) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--encoding': expected png or jpeg (camroll writes no other format)")
+                }
+                options.encoding = encoding
             case "--no-exif": options.exif = false
             case "--strip-gps": options.stripGPS = true
             case "--offline": options.offline = true
@@ -228,6 +235,13 @@ public struct SnapOptions: Sendable {
     /// saved (as fswebcam and ffmpeg take `-`).
     public var toStandardOutput: Bool { output == OutputTemplate.standardOutput }
 
+    /// What the photos are saved as: `--encoding`, else PNG for an output name ending in `.png`.
+    public var outputEncoding: PictureEncoding {
+        if let encoding { return encoding }
+        guard let output, !toStandardOutput else { return .jpeg }
+        return output.lowercased().hasSuffix(".png") ? .png : .jpeg
+    }
+
     /// A file or a URL: a picture that exists, not a camera.
     var isPicture: Bool {
         switch device {
@@ -257,6 +271,17 @@ public struct SnapOptions: Sendable {
         }
         if isPicture && format != "auto" {
             throw CamrollError.usage("'--format' chooses a camera's pixel format; a file or URL is read as it is")
+        }
+        if outputEncoding == .png {
+            if maxBytes != nil {
+                throw CamrollError.usage(
+                    "'--max-bytes' cannot be used with PNG output: a PNG is lossless, there is no quality to lower",
+                    hint: "Save a JPEG (-o NAME.jpg or --encoding jpeg) to fit a size, or make the picture smaller with -r.")
+            }
+            if stamp {
+                throw CamrollError.usage("'--stamp' marks JPEG copies with a comment segment; a PNG has none",
+                                         hint: "Save a JPEG (-o NAME.jpg) to stamp the copies.")
+            }
         }
         if offline && !{ if case .url = device { true } else { false } }() {
             throw CamrollError.usage("'--offline' applies to a URL source (-d https://…)")

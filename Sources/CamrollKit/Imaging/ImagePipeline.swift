@@ -26,6 +26,8 @@ public final class ImagePipeline {
     public let edits: ImageEdits
     /// Who took the pictures, for their EXIF; nil: no EXIF block is written (`--no-exif`).
     public let origin: PhotoOrigin?
+    /// JPEG, or PNG: the same steps on the frame's pixels, none of them through a JPEG.
+    public let encoding: PictureEncoding
     /// Drop the location (EXIF's GPS directory, an XMP packet that holds one): `--strip-gps`.
     public let stripGPS: Bool
     private let encoder: JPEGEncoder
@@ -33,8 +35,9 @@ public final class ImagePipeline {
 
     public init(
         quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil, edits: ImageEdits = ImageEdits(),
-        origin: PhotoOrigin? = nil, stripGPS: Bool = false
+        origin: PhotoOrigin? = nil, stripGPS: Bool = false, encoding: PictureEncoding = .jpeg
     ) throws {
+        self.encoding = encoding
         self.quality = quality
         self.maxBytes = maxBytes
         self.thumbnailBox = thumbnailBox
@@ -55,6 +58,63 @@ public final class ImagePipeline {
         var orientation: Int?
         /// camroll made or changed these bytes (an untouched photo file is saved as it is).
         var changed: Bool
+    }
+
+    /// The picture to save, in the run's encoding.
+    public func picture(from frame: Frame) throws -> EncodedImage {
+        encoding == .png ? try png(from: frame) : try jpeg(from: frame)
+    }
+
+    /// A PNG of the frame: its pixels (a JPEG decoded once, upright by its Orientation; YUYV
+    /// and YUV 4:2:0 converted with BT.601), cropped, fitted, turned, made grey, as for a JPEG;
+    /// the EXIF block, made as a JPEG's is, in an eXIf chunk. `--max-bytes` is refused before.
+    func png(from frame: Frame) throws -> EncodedImage {
+        var pixels: RGBImage
+        var sourceExif: [UInt8]?
+        switch frame.format {
+        case .jpeg, .mjpeg:
+            let (header, rgb) = try decoder.decodeRGB(frame.bytes)
+            sourceExif = JPEGSegments.exifPayload(of: frame.bytes).map(Array.init)
+            let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
+            pixels = RGBImage(width: header.width, height: header.height, pixels: rgb).upright(orientation)
+        case .rgb24:
+            pixels = RGBImage(width: frame.width, height: frame.height, pixels: frame.bytes)
+        case .yuyv, .yuv420:
+            pixels = try PreviewScaler().picture(of: frame, width: frame.width, height: frame.height)
+        default:
+            throw CamrollError(.dataError, "cannot make a PNG of \(frame.format.code) frames")
+        }
+        let rect = try edits.crop?.rect(width: pixels.width, height: pixels.height)
+            ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
+        if edits.crop != nil { pixels = pixels.cropped(rect) }
+        let target = fittedTarget(for: rect)
+        if target.width != pixels.width || target.height != pixels.height { pixels = try pixels.resized(to: target) }
+        for step in edits.turn.orientations { pixels = pixels.upright(step) }
+        var samples = pixels.pixels
+        var channels = 3
+        if edits.turn.greyscale {
+            // JPEG's luma (BT.601, full range), as libjpeg computes it.
+            samples = (0..<(pixels.width * pixels.height)).map { index in
+                let r = Int(pixels.pixels[index * 3]), g = Int(pixels.pixels[index * 3 + 1]), b = Int(pixels.pixels[index * 3 + 2])
+                return UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
+            }
+            channels = 1
+        }
+        var tiff: ArraySlice<UInt8>?
+        if let origin, let segment = Exif.segment(
+            origin: origin, takenAt: frame.capturedAt, shot: frame.isShotTime, width: pixels.width, height: pixels.height,
+            existing: sourceExif.map { $0[...] }, orientation: 1, pixelsChanged: true, stripGPS: stripGPS) {
+            // An APP1 segment: marker, length, "Exif\0\0", then the TIFF block the eXIf chunk holds.
+            tiff = segment.dropFirst(4 + JPEGSegments.exifSignature.count)
+        }
+        let bytes = try PNGEncoder.encode(samples, width: pixels.width, height: pixels.height, channels: channels, exif: tiff)
+        var image = EncodedImage(bytes: bytes, width: pixels.width, height: pixels.height, quality: nil)
+        if let thumbnailBox {
+            let size = Thumbnail.fittedSize(pixels.width, pixels.height, inside: thumbnailBox)
+            let small = try pixels.resized(to: size)
+            image.thumbnail = try encoder.encode(small.frame, quality: Thumbnail.quality).bytes
+        }
+        return image
     }
 
     public func jpeg(from frame: Frame) throws -> EncodedImage {

@@ -61,6 +61,18 @@ static inline int cexif_set_rational(ExifData *data, ExifIfd ifd, ExifTag tag, E
     return cexif_set(data, ifd, tag, EXIF_FORMAT_RATIONAL, 1, bytes, 8);
 }
 
+/* An UNDEFINED value of `text`'s bytes, without a terminator (ExifVersion "0232"). */
+static inline int cexif_set_undefined(ExifData *data, ExifIfd ifd, ExifTag tag, const char *text) {
+    unsigned int size = (unsigned int)strlen(text);
+    return cexif_set(data, ifd, tag, EXIF_FORMAT_UNDEFINED, size, (const unsigned char *)text, size);
+}
+
+/* Removes every entry of `ifd` (the GPS directory, for --strip-gps); libexif writes no empty one. */
+static inline void cexif_clear_ifd(ExifData *data, ExifIfd ifd) {
+    ExifContent *content = data->ifd[ifd];
+    while (content && content->count > 0) exif_content_remove_entry(content, content->entries[content->count - 1]);
+}
+
 /* UserComment: an 8-byte character-code prefix, then the text (EXIF 2.3 §4.6.5). */
 static inline int cexif_set_user_comment(ExifData *data, const char *text) {
     size_t length = strlen(text);

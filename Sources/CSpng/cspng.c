@@ -7,13 +7,15 @@
 #include "library_loader.h"
 
 enum { CTX_NEW, CTX_FREE, SET_CHUNK_LIMITS, SET_PNG_BUFFER, GET_IHDR, DECODED_IMAGE_SIZE, DECODE_IMAGE, STRERROR,
-       VERSION_STRING, DECODE_ROW, GET_ROW_INFO, SYMBOLS };
+       VERSION_STRING, DECODE_ROW, GET_ROW_INFO, SET_IHDR, SET_OPTION, ENCODE_IMAGE, GET_PNG_BUFFER, SET_EXIF, SYMBOLS };
 static const char *const symbols[SYMBOLS] = {
     [CTX_NEW] = "spng_ctx_new", [CTX_FREE] = "spng_ctx_free", [SET_CHUNK_LIMITS] = "spng_set_chunk_limits",
     [SET_PNG_BUFFER] = "spng_set_png_buffer", [GET_IHDR] = "spng_get_ihdr",
     [DECODED_IMAGE_SIZE] = "spng_decoded_image_size", [DECODE_IMAGE] = "spng_decode_image",
     [STRERROR] = "spng_strerror", [VERSION_STRING] = "spng_version_string", [DECODE_ROW] = "spng_decode_row",
-    [GET_ROW_INFO] = "spng_get_row_info",
+    [GET_ROW_INFO] = "spng_get_row_info", [SET_IHDR] = "spng_set_ihdr",
+    [SET_OPTION] = "spng_set_option", [ENCODE_IMAGE] = "spng_encode_image", [GET_PNG_BUFFER] = "spng_get_png_buffer",
+    [SET_EXIF] = "spng_set_exif",
 };
 static void *slots[SYMBOLS];
 static struct loaded_library libspng = LOADED_LIBRARY("libspng.so.0", symbols, slots);
@@ -81,4 +83,28 @@ int cspng_decode_rgb_over_white(spng_ctx *context, unsigned char *out, size_t si
     }
     free(row);
     return status;
+}
+
+unsigned char *cspng_encode(const unsigned char *pixels, unsigned int width, unsigned int height, int channels,
+                            const unsigned char *exif, size_t exif_size, size_t *size, int *error) {
+    *size = 0;
+    spng_ctx *context = cspng_ctx_new(SPNG_CTX_ENCODER);
+    if (!context) { *error = SPNG_EMEM; return NULL; }
+    struct spng_ihdr header = {
+        .width = width, .height = height, .bit_depth = 8,
+        .color_type = channels == 1 ? SPNG_COLOR_TYPE_GRAYSCALE : SPNG_COLOR_TYPE_TRUECOLOR,
+    };
+    int status = SPNG(spng_set_option, SET_OPTION)(context, SPNG_ENCODE_TO_BUFFER, 1);
+    if (!status) status = SPNG(spng_set_ihdr, SET_IHDR)(context, &header);
+    if (!status && exif && exif_size) {
+        struct spng_exif block = {.length = exif_size, .data = (char *)exif};
+        status = SPNG(spng_set_exif, SET_EXIF)(context, &block);
+    }
+    if (!status) status = SPNG(spng_encode_image, ENCODE_IMAGE)(context, pixels, (size_t)width * height * channels,
+                                                                SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
+    unsigned char *out = NULL;
+    if (!status) out = SPNG(spng_get_png_buffer, GET_PNG_BUFFER)(context, size, &status);
+    cspng_ctx_free(context);
+    *error = status;
+    return status ? NULL : out;
 }

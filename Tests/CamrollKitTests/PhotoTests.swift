@@ -61,7 +61,7 @@ import Testing
         #expect(try Self.exif(dir.file("p.jpg"), ["Model"])["Model"] == nil)
     }
 
-    /// An MJPEG frame gets the block right after SOI; the rest is the frame as it came.
+    /// An MJPEG frame gets the block after its APP0; the rest is the frame as it came.
     @Test func anInsertedBlockLeavesTheImageDataByteForByte() throws {
         let dir = try TemporaryDirectory()
         #expect(try CamrollBinary.run(["-d", "pattern", "-r", "320x240", "-o", dir.file("frame.jpg"), "--db", dir.file("c.db"), "--no-exif"]).status == 0)
@@ -69,9 +69,12 @@ import Testing
         let pipeline = try ImagePipeline(quality: 90, origin: PhotoOrigin(make: "Logitech", model: "C920"))
         let out = try pipeline.jpeg(from: Frame(format: .mjpeg, width: 320, height: 240, bytesPerLine: 0, bytes: frame,
                                                sequence: 1, capturedAt: Date())).bytes
-        let segment = try #require(JPEGSegments.headerSegments(of: out).first)
-        #expect(segment.marker == 0xE1 && segment.range.lowerBound == 2)
-        #expect(Array(out[0..<2]) + Array(out[segment.range.upperBound...]) == frame)
+        // After the frame's JFIF APP0, which JFIF wants first.
+        let segments = JPEGSegments.headerSegments(of: out)
+        #expect(segments.count >= 2 && segments[0].marker == 0xE0)
+        let segment = try #require(segments.dropFirst().first)
+        #expect(segment.marker == 0xE1 && segment.range.lowerBound == segments[0].range.upperBound)
+        #expect(Array(out[..<segment.range.lowerBound]) + Array(out[segment.range.upperBound...]) == frame)
         try Data(out).write(to: URL(fileURLWithPath: dir.file("out.jpg")))
         let tags = try Self.exif(dir.file("out.jpg"), ["Make", "Model", "ExifImageWidth"])
         #expect(tags["Make"] as? String == "Logitech" && tags["Model"] as? String == "C920" && tags["ExifImageWidth"] as? Int == 320)

@@ -206,16 +206,19 @@ import Testing
     }
 
     /// A name that calls the JPEG another format is saved as asked, with a warning; .jpg,
-    /// .jpeg and names without a picture extension are not warned of.
+    /// .jpeg and names without a picture extension are not warned of; .png saves a PNG.
     @Test func aNameOfAnotherPictureFormatIsWarnedOf() throws {
         let dir = try TemporaryDirectory()
-        for (name, warned) in [("a.png", "'.png'"), ("b.WebP", "'.WebP'"), ("c.jpg", nil), ("d.JPEG", nil), ("e", nil), ("f.png.jpg", nil)] {
+        for (name, warned) in [("a.tif", "'.tif'"), ("b.WebP", "'.WebP'"), ("c.jpg", nil), ("d.JPEG", nil), ("e", nil), ("f.png.jpg", nil)] {
             let result = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file(name), "--db", dir.file("c.sqlite3")])
             #expect(result.status == 0, "\(result.stderr)")
             let warning = warned.map { "camroll: warning: the photos are JPEG files: names ending in \($0) will mislead (name them .jpg)\n" }
             #expect(result.stderr == (warning ?? ""), "\(name): \(result.stderr)")
             #expect(try fileBytes(dir.file(name)).prefix(2) == [0xFF, 0xD8])
         }
+        let png = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", dir.file("g.png"), "--db", dir.file("c.sqlite3")])
+        #expect(png.status == 0 && png.stderr.isEmpty, "\(png.stderr)")
+        #expect(try fileBytes(dir.file("g.png")).starts(with: PNGDecoder.signature))
     }
 
     @Test func defaultPathsFollowXDG() throws {

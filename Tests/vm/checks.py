@@ -74,10 +74,16 @@ def check_exif(path, model, width, height):
 
 
 def without_exif(data):
-    """A JPEG's bytes without the APP1 EXIF segment right after SOI (as camroll inserts it)."""
-    if data[2:4] == b"\xff\xe1" and data[6:12] == b"Exif\0\0":
-        length = data[4] << 8 | data[5]
-        return data[:2] + data[4 + length:]
+    """A JPEG's bytes without the APP1 EXIF segment camroll inserts (after SOI and any APP0)."""
+    offset = 2
+    while data[offset:offset + 1] == b"\xff" and offset + 4 <= len(data):
+        marker = data[offset + 1]
+        length = data[offset + 2] << 8 | data[offset + 3]
+        if marker == 0xE1 and data[offset + 4:offset + 10] == b"Exif\0\0":
+            return data[:offset] + data[offset + 2 + length:]
+        if marker != 0xE0:
+            break
+        offset += 2 + length
     return data
 
 

@@ -30,4 +30,9 @@ const char *cspng_strerror(int status);
  * rounded). Decoded a row at a time: the memory is `out` and one RGBA row, not an RGBA copy of
  * the picture beside it. 0, or libspng's error (CSPNG_OUT_OF_MEMORY for the row). */
 int cspng_decode_rgb_over_white(spng_ctx *context, unsigned char *out, size_t size);
+/* 8-bit grey (`channels` 1) or RGB (3) pixels, rows packed, as a PNG with `exif` (a TIFF block,
+ * no "Exif\0\0") in an eXIf chunk when given. The PNG (free it with free()) and its `size`; NULL
+ * with libspng's `error` when it fails. */
+unsigned char *cspng_encode(const unsigned char *pixels, unsigned int width, unsigned int height, int channels,
+                            const unsigned char *exif, size_t exif_size, size_t *size, int *error);
 #endif

@@ -73,8 +73,13 @@ struct SnapCommand {
             ?? OutputTemplate.defaultText(environment: environment)
         _ = try OutputTemplate(templateText)  // reports a bad template as the user typed it
         let template = try OutputTemplate(try AbsolutePath.resolve(templateText))
-        if let ext = template.otherPictureExtension, !options.global.quiet {
-            console.warning("the photos are JPEG files: names ending in '.\(ext)' will mislead (name them .jpg)")
+        let encoding = options.outputEncoding
+        if let ext = template.otherPictureExtension, !options.global.quiet, !(encoding == .png && ext.lowercased() == "png") {
+            let name = encoding == .png ? "png" : "jpg"
+            console.warning("the photos are \(encoding == .png ? "PNG" : "JPEG") files: names ending in '.\(ext)' will mislead (name them .\(name))")
+        } else if encoding == .png, template.otherPictureExtension == nil, !options.global.quiet,
+                  !(options.output ?? "").lowercased().hasSuffix(".png"), !options.toStandardOutput {
+            console.warning("the photos are PNG files: name them .png")
         }
         if let path = template.fixedPath, Directories.isDirectory(path) {
             // As a name ending in '/' is (OutputTemplate.init); saving would only fail later.
@@ -102,7 +107,7 @@ struct SnapCommand {
     ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
-            origin: options.exif ? source.origin : nil)
+            origin: options.exif ? source.origin : nil, stripGPS: options.stripGPS, encoding: options.outputEncoding)
 
         if options.fill && !options.countGiven && !options.global.quiet, let warning = Self.fillsTheRootFileSystem(template) {
             console.warning(warning)

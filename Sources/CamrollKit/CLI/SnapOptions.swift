@@ -52,7 +52,13 @@ public struct SnapOptions: Sendable {
     /// `-q` was given (it makes a JPEG file re-encoded, not copied).
     public var qualityGiven = false
     public var crop: CropRequest?
+    /// `--encoding`; nil: from the output name (`.png`), else JPEG.
+    public var encoding: PictureEncoding?
+    /// `--rotate`, `--flip`, `--greyscale`.
+    public var turn = ImageTurn()
     public var exif = true
+    /// `--strip-gps`: the location dropped, the rest of the EXIF kept.
+    public var stripGPS = false
     /// `--offline`: a URL source only from the cache.
     public var offline = false
     /// `--user-from FILE|env:NAME`: a URL's `user:password`, kept out of the arguments.
@@ -153,7 +159,24 @@ public struct SnapOptions: Sendable {
                     throw scanner.usageError("invalid value '\(value)' for '--crop': expected WxH, WxH+X+Y or an aspect ratio such as 1:1")
                 }
                 options.crop = crop
+            case "--rotate":
+                guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--rotate': expected 90, 180 or 270 (degrees clockwise)")
+                }
+                options.turn.rotation = degrees
+            case "--flip":
+                guard let flip = ImageTurn.Flip(rawValue: value.lowercased()) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--flip': expected h (left-right) or v (top-bottom)")
+                }
+                options.turn.flip = flip
+            case "--greyscale": options.turn.greyscale = true
+            case "--encoding":
+                guard let encoding = PictureEncoding(rawValue: value.lowercased()) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--encoding': expected png or jpeg (camroll writes no other format)")
+                }
+                options.encoding = encoding
             case "--no-exif": options.exif = false
+            case "--strip-gps": options.stripGPS = true
             case "--offline": options.offline = true
             case "--user-from": options.userFrom = value
             case "--skip":
@@ -224,6 +247,13 @@ public struct SnapOptions: Sendable {
     /// saved (as fswebcam and ffmpeg take `-`).
     public var toStandardOutput: Bool { output == OutputTemplate.standardOutput }
 
+    /// What the photos are saved as: `--encoding`, else PNG for an output name ending in `.png`.
+    public var outputEncoding: PictureEncoding {
+        if let encoding { return encoding }
+        guard let output, !toStandardOutput else { return .jpeg }
+        return output.lowercased().hasSuffix(".png") ? .png : .jpeg
+    }
+
     /// A file or a URL: a picture that exists, not a camera.
     var isPicture: Bool {
         switch device {
@@ -234,7 +264,7 @@ public struct SnapOptions: Sendable {
 
     /// What `-r`, `--crop` and `-q` ask done to the picture's pixels.
     var edits: ImageEdits {
-        ImageEdits(fit: isPicture ? resolution : nil, crop: crop, reencode: isPicture && qualityGiven)
+        ImageEdits(fit: isPicture ? resolution : nil, crop: crop, reencode: isPicture && qualityGiven, turn: turn)
     }
 
     func validate() throws {
@@ -253,6 +283,17 @@ public struct SnapOptions: Sendable {
         }
         if isPicture && format != "auto" {
             throw CamrollError.usage("'--format' chooses a camera's pixel format; a file or URL is read as it is")
+        }
+        if outputEncoding == .png {
+            if maxBytes != nil {
+                throw CamrollError.usage(
+                    "'--max-bytes' cannot be used with PNG output: a PNG is lossless, there is no quality to lower",
+                    hint: "Save a JPEG (-o NAME.jpg or --encoding jpeg) to fit a size, or make the picture smaller with -r.")
+            }
+            if stamp {
+                throw CamrollError.usage("'--stamp' marks JPEG copies with a comment segment; a PNG has none",
+                                         hint: "Save a JPEG (-o NAME.jpg) to stamp the copies.")
+            }
         }
         if offline && !{ if case .url = device { true } else { false } }() {
             throw CamrollError.usage("'--offline' applies to a URL source (-d https://…)")

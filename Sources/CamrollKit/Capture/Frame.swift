@@ -38,15 +38,20 @@ public struct Frame: Sendable {
     public var bytes: [UInt8]
     /// The source's frame counter (V4L2 buffer sequence; the pattern's frame number).
     public var sequence: Int
-    /// Wall-clock time the frame was taken.
+    /// Wall-clock time the frame was taken (a camera's: the driver's buffer timestamp), or, for
+    /// a picture read from a file or URL, when camroll read it: see `isShotTime`.
     public var capturedAt: Date
+    /// `capturedAt` is when the picture was taken (a camera, the pattern). False for a file or a
+    /// URL: the time is camroll's, and the picture's own EXIF alone says when it was taken, so
+    /// none is written for it.
+    public var isShotTime: Bool
     /// YUV samples use the whole 0–255 range. V4L2's default for YUV, and the test pattern's,
     /// is limited range (Y 16–235, Cb/Cr 16–240); JPEG's is full range.
     public var fullRange: Bool
 
     public init(
         format: PixelFormat, width: Int, height: Int, bytesPerLine: Int, bytes: [UInt8],
-        sequence: Int, capturedAt: Date, fullRange: Bool = false
+        sequence: Int, capturedAt: Date, fullRange: Bool = false, isShotTime: Bool = true
     ) {
         self.format = format
         self.width = width
@@ -56,6 +61,7 @@ public struct Frame: Sendable {
         self.sequence = sequence
         self.capturedAt = capturedAt
         self.fullRange = fullRange
+        self.isShotTime = isShotTime
     }
 }
 

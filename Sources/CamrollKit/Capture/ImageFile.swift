@@ -50,7 +50,8 @@ public final class ImageFile: FrameSource {
         frameNumber += 1
         var next = frame
         next.sequence = frameNumber
-        next.capturedAt = Date()
+        next.capturedAt = Date()  // when it was read, for the catalog; not when it was taken
+        next.isShotTime = false
         return next
     }
 

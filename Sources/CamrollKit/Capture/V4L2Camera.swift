@@ -361,8 +361,12 @@ public final class V4L2Camera: FrameSource {
         } catch let error as V4L2Device.IoctlError {
             throw streamError(error)
         }
-        let capturedAt = Date()
-        lastDequeue = monotonicMicroseconds()
+        let monotonicNow = monotonicMicroseconds()
+        let capturedAt = FrameClock.wallTime(
+            timestampMicroseconds: Int(buffer.timestamp.tv_sec) * 1_000_000 + Int(buffer.timestamp.tv_usec),
+            monotonic: buffer.flags & CV4L2_BUF_FLAG_TIMESTAMP_MASK == CV4L2_BUF_FLAG_TIMESTAMP_MONOTONIC,
+            monotonicNow: monotonicNow, wallNow: Date())
+        lastDequeue = monotonicNow
         defer { requeue(buffer.index) }
         let used = Int(buffer.bytesused)
         guard buffer.flags & CV4L2_BUF_FLAG_ERROR == 0, used > 0, Int(buffer.index) < buffers.count else {
@@ -547,3 +551,20 @@ public final class V4L2Camera: FrameSource {
 
 /// Thrown out of a frame wait by Ctrl-C; the batch records the run as cancelled.
 struct CancelledWhileWaiting: Error {}
+
+/// When a frame was taken, on the wall clock. The driver stamps each buffer on the monotonic
+/// clock (`V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC`, as UVC and vivid do) when its first or last byte
+/// came in; dequeued later — a frame that waited in the queue while the previous one was saved
+/// — its time is that stamp, moved onto the wall clock by how long ago it was. A driver whose
+/// stamps are not monotonic (or are missing, or from the future, or absurdly old) gets the
+/// moment of dequeuing.
+enum FrameClock {
+    /// A stamp older than this is not believed (a driver's clock gone astray).
+    static let oldestMicroseconds = 60_000_000
+
+    static func wallTime(timestampMicroseconds stamp: Int, monotonic: Bool, monotonicNow: Int, wallNow: Date) -> Date {
+        let age = monotonicNow - stamp
+        guard monotonic, stamp > 0, age >= 0, age <= oldestMicroseconds else { return wallNow }
+        return wallNow.addingTimeInterval(-Double(age) / 1e6)
+    }
+}

@@ -97,7 +97,8 @@ func summaryText(_ summary: RunSummary, detailed: Bool = true) -> String {
     let p = summary.progress
     if !detailed && p.freeBytes == nil {
         if summary.status == .completed, p.done == 1, let path = summary.lastPath {
-            let size = summary.pictureSize.map { "\($0) JPEG, " } ?? "JPEG, "
+            let kind = path.lowercased().hasSuffix(".png") ? "PNG" : "JPEG"
+            let size = summary.pictureSize.map { "\($0) \(kind), " } ?? "\(kind), "
             return "saved \(path) (\(size)\(Units.bytes(p.bytes)))\n"
         }
         if summary.status != .completed && summary.status != .running && p.done == 0 {

@@ -31,16 +31,20 @@ public struct PhotoOrigin: Sendable, Equatable {
 public enum Exif {
     public static var software: String { Help.version }
 
-    /// An APP1 segment describing a `width` x `height` picture taken at `time` by `origin`.
+    /// An APP1 segment describing a `width` x `height` picture made at `time` by `origin`.
     ///
     /// With `existing` (the EXIF of the picture it was made from: a photo file, a camera's own
     /// block), that block is the base: its tags are kept, ours only fill what it lacks, and the
     /// ones about these pixels (dimensions, `orientation` when given, Software) are replaced; its
-    /// embedded thumbnail is dropped when the pixels changed. Nil when the block would not fit in
-    /// a segment or libexif fails.
+    /// embedded thumbnail is dropped when the pixels changed. `shot`: `time` is when the picture
+    /// was taken (a camera's frame), so DateTimeOriginal and CreateDate are written; otherwise
+    /// (a file, a URL) `time` is only when camroll made this file, the ModifyDate, and the
+    /// source's own times stay what they were, or absent. `stripGPS` drops the GPS directory.
+    /// Nil when the block would not fit in a segment or libexif fails.
     public static func segment(
-        origin: PhotoOrigin, takenAt time: Date, width: Int, height: Int,
-        existing: ArraySlice<UInt8>? = nil, orientation: Int? = nil, pixelsChanged: Bool = true
+        origin: PhotoOrigin, takenAt time: Date, shot: Bool = true, width: Int, height: Int,
+        existing: ArraySlice<UInt8>? = nil, orientation: Int? = nil, pixelsChanged: Bool = true,
+        stripGPS: Bool = false
     ) -> [UInt8]? {
         guard let data = exif_data_new() else { return nil }
         defer { exif_data_unref(data) }
@@ -55,6 +59,15 @@ public enum Exif {
             exif_data_set_byte_order(data, EXIF_BYTE_ORDER_INTEL)
             exif_data_set_data_type(data, EXIF_DATA_TYPE_COMPRESSED)
             exif_data_fix(data)  // the tags the standard requires (ExifVersion, ColorSpace…)
+            // libexif's default is "Uncalibrated"; the pixels camroll encodes are sRGB.
+            cexif_set_short(data, EXIF_IFD_EXIF, EXIF_TAG_COLOR_SPACE, 1)
+        }
+        if stripGPS { cexif_clear_ifd(data, EXIF_IFD_GPS) }
+        // OffsetTime* are EXIF 2.31's; libexif writes 2.1 and a file may say 2.2. A file's own
+        // ColorSpace stays (an Adobe RGB photo's pixels are still Adobe RGB); none is sRGB.
+        cexif_set_undefined(data, EXIF_IFD_EXIF, EXIF_TAG_EXIF_VERSION, "0232")
+        if cexif_has(data, EXIF_IFD_EXIF, EXIF_TAG_COLOR_SPACE) == 0 {
+            cexif_set_short(data, EXIF_IFD_EXIF, EXIF_TAG_COLOR_SPACE, 1)
         }
 
         func fill(_ ifd: ExifIfd, _ tag: ExifTag, _ text: String?) {
@@ -62,15 +75,24 @@ public enum Exif {
             cexif_set_ascii(data, ifd, tag, text)
         }
         let stamp = LocalTime(time)
-        // DateTime is when the file was made; the *Original tags when the picture was taken:
-        // for a photo file those are its own and stay.
+        // DateTime is when this file was made, with its offset and fraction of a second.
         cexif_set_ascii(data, EXIF_IFD_0, EXIF_TAG_DATE_TIME, stamp.exifDateTime)
-        if cexif_has(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL) == 0 {
-            cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL, stamp.exifDateTime)
-            cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_SUB_SEC_TIME_ORIGINAL, stamp.milliseconds)
-            cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_OFFSET_TIME_ORIGINAL, stamp.offset)
+        cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_SUB_SEC_TIME, stamp.milliseconds)
+        cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_OFFSET_TIME, stamp.offset)
+        // The *Original and *Digitized tags say when the picture was taken: only a frame's own
+        // time is that. A block that has them (a camera's own) keeps them.
+        if shot {
+            if cexif_has(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL) == 0 {
+                cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL, stamp.exifDateTime)
+                cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_SUB_SEC_TIME_ORIGINAL, stamp.milliseconds)
+                cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_OFFSET_TIME_ORIGINAL, stamp.offset)
+            }
+            if cexif_has(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_DIGITIZED) == 0 {
+                cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_DIGITIZED, stamp.exifDateTime)
+                cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_SUB_SEC_TIME_DIGITIZED, stamp.milliseconds)
+                cexif_set_ascii(data, EXIF_IFD_EXIF, EXIF_TAG_OFFSET_TIME_DIGITIZED, stamp.offset)
+            }
         }
-        fill(EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_DIGITIZED, stamp.exifDateTime)
         fill(EXIF_IFD_0, EXIF_TAG_MAKE, origin.make)
         fill(EXIF_IFD_0, EXIF_TAG_MODEL, origin.model)
         cexif_set_ascii(data, EXIF_IFD_0, EXIF_TAG_SOFTWARE, software)

@@ -35,7 +35,7 @@ extension Frame {
             let (header, pixels) = try decoder.decodeRGB(bytes)
             frame = Frame(
                 format: .rgb24, width: header.width, height: header.height, bytesPerLine: header.width * 3,
-                bytes: pixels, sequence: sequence, capturedAt: capturedAt, fullRange: true)
+                bytes: pixels, sequence: sequence, capturedAt: capturedAt, fullRange: true, isShotTime: isShotTime)
             return try frame.mirrored(decoder: decoder)
         default:
             throw CamrollError(.dataError, "cannot mirror \(format.code) frames")

@@ -5,11 +5,14 @@ public struct ImageEdits: Sendable, Equatable {
     public var crop: CropRequest?
     /// Re-encode a compressed picture at the pipeline's quality (`-q` with a file source).
     public var reencode = false
+    /// `--rotate`, `--flip`, `--greyscale`: after the crop (and the fit), before the EXIF.
+    public var turn = ImageTurn()
 
-    public init(fit: Resolution? = nil, crop: CropRequest? = nil, reencode: Bool = false) {
+    public init(fit: Resolution? = nil, crop: CropRequest? = nil, reencode: Bool = false, turn: ImageTurn = ImageTurn()) {
         self.fit = fit
         self.crop = crop
         self.reencode = reencode
+        self.turn = turn
     }
 }
 
@@ -23,18 +26,24 @@ public final class ImagePipeline {
     public let edits: ImageEdits
     /// Who took the pictures, for their EXIF; nil: no EXIF block is written (`--no-exif`).
     public let origin: PhotoOrigin?
+    /// JPEG, or PNG: the same steps on the frame's pixels, none of them through a JPEG.
+    public let encoding: PictureEncoding
+    /// Drop the location (EXIF's GPS directory, an XMP packet that holds one): `--strip-gps`.
+    public let stripGPS: Bool
     private let encoder: JPEGEncoder
     private let decoder: JPEGDecoder
 
     public init(
         quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil, edits: ImageEdits = ImageEdits(),
-        origin: PhotoOrigin? = nil
+        origin: PhotoOrigin? = nil, stripGPS: Bool = false, encoding: PictureEncoding = .jpeg
     ) throws {
+        self.encoding = encoding
         self.quality = quality
         self.maxBytes = maxBytes
         self.thumbnailBox = thumbnailBox
         self.edits = edits
         self.origin = origin
+        self.stripGPS = stripGPS
         self.encoder = try JPEGEncoder()
         self.decoder = try JPEGDecoder()
     }
@@ -51,6 +60,63 @@ public final class ImagePipeline {
         var changed: Bool
     }
 
+    /// The picture to save, in the run's encoding.
+    public func picture(from frame: Frame) throws -> EncodedImage {
+        encoding == .png ? try png(from: frame) : try jpeg(from: frame)
+    }
+
+    /// A PNG of the frame: its pixels (a JPEG decoded once, upright by its Orientation; YUYV
+    /// and YUV 4:2:0 converted with BT.601), cropped, fitted, turned, made grey, as for a JPEG;
+    /// the EXIF block, made as a JPEG's is, in an eXIf chunk. `--max-bytes` is refused before.
+    func png(from frame: Frame) throws -> EncodedImage {
+        var pixels: RGBImage
+        var sourceExif: [UInt8]?
+        switch frame.format {
+        case .jpeg, .mjpeg:
+            let (header, rgb) = try decoder.decodeRGB(frame.bytes)
+            sourceExif = JPEGSegments.exifPayload(of: frame.bytes).map(Array.init)
+            let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
+            pixels = try RGBImage(width: header.width, height: header.height, pixels: rgb).upright(orientation)
+        case .rgb24:
+            pixels = RGBImage(width: frame.width, height: frame.height, pixels: frame.bytes)
+        case .yuyv, .yuv420:
+            pixels = try PreviewScaler().picture(of: frame, width: frame.width, height: frame.height)
+        default:
+            throw CamrollError(.dataError, "cannot make a PNG of \(frame.format.code) frames")
+        }
+        let rect = try edits.crop?.rect(width: pixels.width, height: pixels.height)
+            ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
+        if edits.crop != nil { pixels = try pixels.cropped(rect) }
+        let target = fittedTarget(for: rect)
+        if target.width != pixels.width || target.height != pixels.height { pixels = try pixels.resized(to: target) }
+        for step in edits.turn.orientations { pixels = try pixels.upright(step) }
+        var samples = pixels.pixels
+        var channels = 3
+        if edits.turn.greyscale {
+            // JPEG's luma (BT.601, full range), as libjpeg computes it.
+            samples = (0..<(pixels.width * pixels.height)).map { index in
+                let r = Int(pixels.pixels[index * 3]), g = Int(pixels.pixels[index * 3 + 1]), b = Int(pixels.pixels[index * 3 + 2])
+                return UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
+            }
+            channels = 1
+        }
+        var tiff: ArraySlice<UInt8>?
+        if let origin, let segment = Exif.segment(
+            origin: origin, takenAt: frame.capturedAt, shot: frame.isShotTime, width: pixels.width, height: pixels.height,
+            existing: sourceExif.map { $0[...] }, orientation: 1, pixelsChanged: true, stripGPS: stripGPS) {
+            // An APP1 segment: marker, length, "Exif\0\0", then the TIFF block the eXIf chunk holds.
+            tiff = segment.dropFirst(4 + JPEGSegments.exifSignature.count)
+        }
+        let bytes = try PNGEncoder.encode(samples, width: pixels.width, height: pixels.height, channels: channels, exif: tiff)
+        var image = EncodedImage(bytes: bytes, width: pixels.width, height: pixels.height, quality: nil)
+        if let thumbnailBox {
+            let size = Thumbnail.fittedSize(pixels.width, pixels.height, inside: thumbnailBox)
+            let small = try pixels.resized(to: size)
+            image.thumbnail = try encoder.encode(small.frame, quality: Thumbnail.quality).bytes
+        }
+        return image
+    }
+
     public func jpeg(from frame: Frame) throws -> EncodedImage {
         var work: Work
         switch frame.format {
@@ -60,7 +126,8 @@ public final class ImagePipeline {
                 image: image, sourceExif: JPEGSegments.exifPayload(of: frame.bytes).map(Array.init),
                 orientation: nil, changed: false)
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
-            if edits.fit != nil || edits.reencode {
+            // A turn is of the picture as shown: one stored sideways is decoded and set upright first.
+            if edits.fit != nil || edits.reencode || (edits.turn.movesPixels && orientation != 1) {
                 work.image = try reencoded(image, orientation: orientation)
                 work.orientation = 1
                 work.changed = true
@@ -77,12 +144,15 @@ public final class ImagePipeline {
         default:
             // Uncropped, the thumbnail shows the frame as encoded: the encoder makes it from the
             // frame it has (YUYV), rather than decoding the JPEG for it afterwards.
-            let image = try encoder.encode(frame, quality: quality, thumbnailBox: edits.crop == nil ? thumbnailBox : nil)
+            let image = try encoder.encode(
+                frame, quality: quality, thumbnailBox: edits.crop == nil && edits.turn.isNone ? thumbnailBox : nil)
             work = Work(image: image, orientation: nil, changed: true)
             if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1) }
         }
 
+        if !edits.turn.isNone { try turned(&work) }
         withExif(&work, frame)
+        if origin == nil || stripGPS { withoutMetadata(&work) }
         if let maxBytes, work.image.bytes.count > maxBytes {
             // Re-encoded as stored (the Orientation already decided on stays right), within
             // what the EXIF block leaves of the limit.
@@ -100,17 +170,56 @@ public final class ImagePipeline {
     }
 
     /// The EXIF segment the picture gets: camroll's own JPEGs and a camera's MJPEG frames get
-    /// one, an untouched photo file keeps what it has.
+    /// one, an untouched photo file keeps what it has (made again without its GPS directory for
+    /// `--strip-gps`).
     private func exifSegment(for work: Work, _ frame: Frame) -> [UInt8]? {
-        guard let origin, work.changed || frame.format == .mjpeg else { return nil }
+        guard let origin, work.changed || frame.format == .mjpeg || (stripGPS && work.sourceExif != nil) else { return nil }
         return Exif.segment(
-            origin: origin, takenAt: frame.capturedAt, width: work.image.width, height: work.image.height,
-            existing: work.sourceExif.map { $0[...] }, orientation: work.orientation, pixelsChanged: work.changed)
+            origin: origin, takenAt: frame.capturedAt, shot: frame.isShotTime, width: work.image.width,
+            height: work.image.height, existing: work.sourceExif.map { $0[...] }, orientation: work.orientation,
+            pixelsChanged: work.changed, stripGPS: stripGPS)
+    }
+
+    /// `--no-exif`: no APP1 at all (EXIF — and with it GPS, maker notes, the embedded thumbnail
+    /// — nor XMP), whichever path the picture took, a photo file's untouched copy included.
+    /// `--strip-gps`: an XMP packet that names a location goes too (EXIF's GPS directory went
+    /// with the block's rewrite).
+    private func withoutMetadata(_ work: inout Work) {
+        let bytes = work.image.bytes
+        let drop = JPEGSegments.headerSegments(of: bytes).filter { segment in
+            guard segment.marker == 0xE1 else { return false }
+            if origin == nil { return true }
+            return JPEGSegments.isXMP(bytes, segment) && JPEGSegments.contains(bytes[segment.payload], "GPS")
+        }
+        guard !drop.isEmpty else { return }
+        work.image.bytes = JPEGSegments.removing(drop, from: bytes)
     }
 
     private func withExif(_ work: inout Work, _ frame: Frame) {
         guard let segment = exifSegment(for: work, frame) else { return }
         work.image.bytes = JPEGSegments.replacingExif(in: work.image.bytes, with: segment)
+    }
+
+    /// `--rotate`, `--flip`, `--greyscale` on the JPEG made so far: on its DCT blocks where
+    /// tjTransform can do it perfectly (a camera's MJPEG frame, and every common frame size:
+    /// whole MCUs), else decoded, turned and encoded at `-q`. Greyscale drops the chroma
+    /// losslessly either way: one component.
+    private func turned(_ work: inout Work) throws {
+        let turn = edits.turn
+        let width = turn.swapsSides ? work.image.height : work.image.width
+        let height = turn.swapsSides ? work.image.width : work.image.height
+        if let lossless = try ImageTurn.lossless(work.image.bytes, turn) {
+            work.image = EncodedImage(bytes: lossless, width: width, height: height, quality: work.image.quality)
+        } else {
+            let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
+            var pixels = RGBImage(width: header.width, height: header.height, pixels: rgb)
+            for step in turn.orientations { pixels = try pixels.upright(step) }
+            var image = try encoder.encode(pixels.frame, quality: quality)
+            if turn.greyscale { image.bytes = try ImageTurn.greyscale(image.bytes) }
+            work.image = image
+        }
+        if turn.movesPixels { work.orientation = 1 }
+        work.changed = true
     }
 
     /// The size `rect` is scaled to: fitted inside `-r`'s box, never enlarged.
@@ -173,7 +282,7 @@ public final class ImagePipeline {
         var best: EncodedImage?
         while low <= high {
             let middle = (low + high) / 2
-            let candidate = try encoder.encode(frame, quality: middle)
+            let candidate = try encoded(frame, quality: middle)
             if candidate.bytes.count <= budget {
                 best = candidate
                 low = middle + 1
@@ -184,7 +293,7 @@ public final class ImagePipeline {
         guard let best else {
             // The whole file's size, as --max-bytes counts it: the pixels and the EXIF block.
             let exif = limit - budget
-            let smallest = try encoder.encode(frame, quality: 1).bytes.count + exif
+            let smallest = try encoded(frame, quality: 1).bytes.count + exif
             let smaller = Thumbnail.fittedSize(frame.width, frame.height, inside: Resolution(width: frame.width / 2, height: frame.height / 2))
             throw CamrollError(
                 .dataError,
@@ -194,6 +303,13 @@ public final class ImagePipeline {
                     + (exif > 0 ? ", or leave out the EXIF block with --no-exif." : "."))
         }
         return best
+    }
+
+    /// `frame` encoded at `quality`, one component for `--greyscale`.
+    private func encoded(_ frame: Frame, quality: Int) throws -> EncodedImage {
+        var image = try encoder.encode(frame, quality: quality)
+        if edits.turn.greyscale { image.bytes = try ImageTurn.greyscale(image.bytes) }
+        return image
     }
 
     /// The capture's thumbnail, or nil when thumbnails are off.

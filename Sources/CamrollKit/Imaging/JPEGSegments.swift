@@ -51,17 +51,55 @@ public enum JPEGSegments {
         return [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + exif
     }
 
-    /// `jpeg` without its EXIF APP1 segments and with `segment` right after SOI. Everything
-    /// else — and so the image data — stays byte for byte as it was.
+    /// `jpeg` without its EXIF APP1 segments and with `segment` in their place: right after
+    /// SOI, or after the APP0 segments (JFIF, JFXX, a camera's AVI1) that lead the file, as JFIF
+    /// asks to be first. Everything else — and so the image data — stays byte for byte as it was.
     public static func replacingExif(in jpeg: [UInt8], with segment: [UInt8]) -> [UInt8] {
-        var result = Array(jpeg[0..<2]) + segment
+        let segments = headerSegments(of: jpeg)
+        let insertion = segments.prefix(while: { $0.marker == 0xE0 }).last?.range.upperBound ?? 2
+        let old = exifSegments(of: jpeg)
+        var result = [UInt8]()
         result.reserveCapacity(jpeg.count + segment.count)
-        var offset = 2
-        for old in exifSegments(of: jpeg) {
+        result += jpeg[0..<insertion]
+        result += segment
+        var offset = insertion
+        for old in old where old.range.lowerBound >= insertion {
             result += jpeg[offset..<old.range.lowerBound]
             offset = old.range.upperBound
         }
         result += jpeg[offset...]
         return result
+    }
+
+    /// `jpeg` without `segments` (some of its header segments, in order).
+    static func removing(_ segments: [Segment], from jpeg: [UInt8]) -> [UInt8] {
+        var result = [UInt8]()
+        result.reserveCapacity(jpeg.count)
+        var offset = 0
+        for segment in segments {
+            result += jpeg[offset..<segment.range.lowerBound]
+            offset = segment.range.upperBound
+        }
+        result += jpeg[offset...]
+        return result
+    }
+
+    /// An APP1 holding an XMP packet ("http://ns.adobe.com/xap/1.0/\0").
+    static func isXMP(_ jpeg: [UInt8], _ segment: Segment) -> Bool {
+        let signature = Array("http://ns.adobe.com/xap/1.0/".utf8)
+        return segment.marker == 0xE1 && segment.payload.count > signature.count
+            && jpeg[segment.payload.prefix(signature.count)].elementsEqual(signature)
+    }
+
+    /// Whether `text`'s bytes occur in `bytes`.
+    static func contains(_ bytes: ArraySlice<UInt8>, _ text: String) -> Bool {
+        let needle = Array(text.utf8)
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        var index = bytes.startIndex
+        while index <= bytes.endIndex - needle.count {
+            if bytes[index] == first && bytes[index..<(index + needle.count)].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
     }
 }

@@ -229,7 +229,7 @@ public final class BatchSaver: @unchecked Sendable {
             }
             let frame = try source.nextFrame()
             Trace.mark("frame \(frameIndex) taken")
-            let image = try pipeline.jpeg(from: frame)
+            let image = try pipeline.picture(from: frame)
             Trace.mark("frame \(frameIndex) encoded")
             let imageHash = XXH128.hex(of: image.bytes)
             Trace.mark("frame \(frameIndex) hashed")

@@ -24,6 +24,10 @@ step devices-byid camroll devices
 step snap-byid camroll snap -d platform-vivid-video-index0 -r 320x180 -o "$OUT/byid/{seq}.jpg" --db "$OUT/catalog.sqlite3"
 # Frames taken after a pause are fresh, not the ones queued when it began.
 step interval camroll snap -d 0 -r 640x480 --frames 3 --interval 1s -o "$OUT/interval/{seq}.jpg" --db "$OUT/interval.sqlite3"
+# Frames that waited in the driver's queue through a pause: each dated by its buffer's timestamp
+# (when vivid made it), not by when camroll dequeued it, 100 ms and more later.
+step times camroll snap -d 0 -r 320x180 --fps 25 --frames 5 --interval 100ms -o "$OUT/times/{seq}.jpg" --db "$OUT/times.sqlite3"
+date -u +%s >"$OUT/times-now.txt"
 # A size vivid does not have: the driver picks another, camroll says so and saves what it got.
 step odd-size camroll snap -d 0 -r 1000x700 -o "$OUT/odd/{seq}.jpg" --db "$OUT/catalog.sqlite3"
 # -o -: the camera's JPEG to standard output, recorded without a save.

@@ -15,7 +15,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-catalog bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -200,6 +200,13 @@ BENCH_WINDOW_MINUTES ?= 10
 bench-window: release
 	$(call ensure_packages,$(WINDOW_PACKAGES) ffmpeg)
 	python3 Benchmarks/window.py .build/release/camroll --minutes $(BENCH_WINDOW_MINUTES)
+
+# Catalogs of 1 M and 10 M saves (built through SQLite by Benchmarks/big_catalog.py, about
+# 15 s a million) beside an empty one: a new run's saves/s, each command's time on one run, the
+# bytes a save costs, the query plans. BENCH_CATALOG_SIZES=1000000 for the smaller alone.
+BENCH_CATALOG_SIZES ?= 1000000,10000000
+bench-catalog: release
+	python3 Benchmarks/catalog_scale.py .build/release/camroll --sizes $(BENCH_CATALOG_SIZES)
 
 # The code a one-photo snap runs for the first time, counted under qemu-user: the blocks TCG
 # translates, per library (steady to ~2%, unlike wall times here), and the phases' times.

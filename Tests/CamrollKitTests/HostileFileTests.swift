@@ -315,6 +315,9 @@ import Testing
         #expect(verify.stderr.contains("is corrupt"), "\(verify.stderr)")
         // The problem itself, not the heading SQLite puts before it.
         #expect(verify.stderr.contains("page") && !verify.stderr.contains("*** in database"), "\(verify.stderr)")
+        // A run's verify reads its rows through the damaged page, and says so too.
+        let run = try CamrollBinary.run(["verify", "--run", "1", "--db", dir.file("c.sqlite3")])
+        #expect(run.status == 65 && run.stderr.contains("is corrupt"), "\(run.stdout)\(run.stderr)")
     }
 
     /// The catalog deleted mid-run once went unnoticed: exit 0, every row in a deleted file.

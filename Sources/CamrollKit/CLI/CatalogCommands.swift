@@ -106,6 +106,7 @@ struct CatalogCommands {
         }
         if csv && global.json { throw scanner.usageError("'--csv' and '--json' cannot be used together") }
         if all && limit != nil { throw scanner.usageError("'--all' and '--limit' cannot be used together") }
+        if all && runID != nil { throw scanner.usageError("'--all' and '--run' cannot be used together") }
         try global.validate(scanner)
         self.global = global
         self.console = Console(colorMode: global.color, environment: environment)
@@ -123,6 +124,10 @@ struct CatalogCommands {
         let writes = (command == "delete" && !dryRun) || (command == "verify" && repair)
         let catalog = try Catalog(path: path, readOnly: !writes, mayCreate: false)
         defer { catalog.checkpoint() }
+        // Every page these commands read is checked as it is read (SQLite's cell size check: a
+        // damaged page is SQLITE_CORRUPT, exit 65, never rows made of its garbage), so that a
+        // command on one run needs no check of the whole catalog to be sure of what it shows.
+        try catalog.userErrors { try catalog.database.execute("PRAGMA cell_size_check=ON") }
         var resolved = self
         if runID == Self.last {
             resolved.runID = try catalog.userErrors { try catalog.database.prepare("SELECT max(id) FROM runs").stepInt() }
@@ -172,14 +177,16 @@ struct CatalogCommands {
         if let run = runID {
             let sql = """
                 SELECT s.id, s.seq, s.path, s.bytes, s.xxh128, s.saved_at, s.duration_us, s.synced, s.status
-                FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = \(run) ORDER BY s.seq, s.id\(limitClause)
+                FROM saves s JOIN captures c ON c.id = s.capture_id WHERE c.run_id = \(run)
                 """
-            try Table.stream(catalog.database, sql, as: format, shown: { row in
+            // In the order saved, frame by frame: the order of the indexes it is read through, so
+            // the first row comes at once, however many saves the run made.
+            try Table.stream(catalog.database, sql + " ORDER BY c.id, s.id\(limitClause)", as: format, shown: { row in
                 var row = row
                 row[3] = size(row[3])
                 row[5] = time(row[5], true)
                 return row
-            }) { text in
+            }, lastRow: limit == nil ? sql + " ORDER BY c.id DESC, s.id DESC LIMIT 1" : nil) { text in
                 if format == .json { console.outRaw(text) } else { console.out(text) }
                 return !Console.stdoutHasFailed
             }
@@ -783,6 +790,10 @@ struct CatalogCommands {
     /// Every save the runs made, whatever became of its file since (deleted, replaced, missing):
     /// a run's figures are what it did, and outlive its files.
     private func stats(_ catalog: Catalog) throws -> ExitCode {
+        // The newest run that saved anything unless --run or --all: what a person asks after a
+        // run, at the cost of that run whatever the catalog holds besides.
+        let runID = all ? nil : try self.runID ?? catalog.newestRunWithSaves()
+        if !all && runID == nil { throw CamrollError(.noInput, "no saves in \(catalog.path)") }
         let where_ = runID.map { "WHERE c.run_id = \($0)" } ?? ""
         let statement = try catalog.database.prepare(
             """

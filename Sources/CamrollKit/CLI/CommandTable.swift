@@ -234,7 +234,7 @@ enum CommandTable {
         usage: ["camroll list [--run <id>] [--limit <n> | --all] [--utc] [--bytes] [--json | --csv]"],
         overview: "The runs in the catalog, newest first: when, status, device, files saved, their size, MB/s (the bytes saved over the saving time) and the first file; with --run, that run's saves.",
         sections: [("OPTIONS", [
-            OptionSpec(names: ["--run"], value: "<id>", help: "List this run's saves instead of the runs.", kind: .runID),
+            OptionSpec(names: ["--run"], value: "<id>", help: "List this run's saves instead of the runs, frame by frame in the order saved.", kind: .runID),
             OptionSpec(names: ["--limit"], value: "<n>", help: "At most this many rows (the newest runs, the first saves).", kind: .text),
             OptionSpec(names: ["--all"], help: "Every run. (default: the newest that fit the screen; --json and --csv list them all)"),
             OptionSpec(names: ["--utc"], help: "Times in UTC as the catalog keeps them, not local time (--json and --csv always)."),
@@ -301,10 +301,11 @@ enum CommandTable {
 
     static let stats = CommandSpec(
         name: "stats", abstract: "Throughput, latency percentiles and histogram.",
-        usage: ["camroll stats [--run <id>] [--plot <file.svg|file.png>] [--json]"],
-        overview: "Saves/s and MB/s (the bytes saved over each run's saving time: writing, naming and recording its files, not capturing or pausing; the figures of snap's summary), save latency min/p50/p95/p99/max and a histogram (its counts on a log scale), and the throughput of the run (the newest, or --run) over its time. Every save a run made counts, whatever became of its file since.",
+        usage: ["camroll stats [--run <id> | --all] [--plot <file.svg|file.png>] [--json]"],
+        overview: "Of the newest run that saved anything (or --run, or --all runs): saves/s and MB/s (the bytes saved over each run's saving time: writing, naming and recording its files, not capturing or pausing; the figures of snap's summary), save latency min/p50/p95/p99/max and a histogram (its counts on a log scale), and the throughput of the run (the newest, or --run) over its time. Every save a run made counts, whatever became of its file since.",
         sections: [("OPTIONS", [
-            OptionSpec(names: ["--run"], value: "<id>", help: "Only this run.", kind: .runID),
+            OptionSpec(names: ["--run"], value: "<id>", help: "This run. (default: the newest run with saves)", kind: .runID),
+            OptionSpec(names: ["--all"], help: "Every run in the catalog together: their saves' latencies and their saving times added up."),
             OptionSpec(names: ["--plot"], value: "<file.svg|file.png>",
                        help: "Also write the run's charts, as SVG or (with librsvg) PNG: save latency over time, throughput over time, the latency histogram.",
                        kind: .file),

@@ -62,17 +62,21 @@ struct Table {
 
     /// Prints a query's rows as `text()`, `csv()` or a JSON array of `objects()` would, byte for
     /// byte, but as they come and in chunks: a listing of one run's two million saves takes the
-    /// memory of one chunk, not of all the rows (2.3 GB before). Text is aligned in two passes
-    /// over the rows, the first for the column widths, both in one read transaction so that they
-    /// see the same rows. Stops when `out` says the reader has gone (`camroll list | head`).
+    /// memory of one chunk, not of all the rows (2.3 GB before). Text is aligned to the first
+    /// `alignedRows` rows (all of them in a listing no longer than that, as `text()` aligns)
+    /// and to the last row, which `lastRow` reads (the query in reverse, LIMIT 1), in one read
+    /// transaction. Stops when `out` says the reader has gone (`camroll list | head`).
     ///
     /// For text, a person's: each row's values as `shown` makes them (local times, sizes in kB,
     /// two columns in one), under `headers` (one for each value it gives) instead of the
     /// columns' names, and the last column (a path) cut from the left, with "…", so that the
     /// lines fit `width`.
+    static let alignedRows = 1000
+
     static func stream(
         _ database: Database, _ sql: String, as format: Format, headers: [String]? = nil,
-        shown: (([Value]) -> [Value])? = nil, width lineWidth: Int? = nil, to out: (String) -> Bool
+        shown: (([Value]) -> [Value])? = nil, width lineWidth: Int? = nil, lastRow lastRowSQL: String? = nil,
+        to out: (String) -> Bool
     ) throws {
         try database.execute("BEGIN")
         defer { try? database.execute("COMMIT") }
@@ -85,16 +89,31 @@ struct Table {
         }
         let names = person ? headers ?? columns : columns
         var widths = names.map(width)
+        // Text is aligned to the first `alignedRows` rows, held back until they are read; a
+        // later cell wider than its column widens it from that row on. So the first line of a
+        // run of millions of saves is out as soon as those rows are read, not after all of them.
+        var heldBack: [[Value]] = []
+        var more = true
         if format == .text {
-            var rowCount = 0
-            while try statement.step() {
-                for (column, value) in row().enumerated() {
-                    widths[column] = max(widths[column], width(value.display))
-                }
-                rowCount += 1
+            while heldBack.count < alignedRows, more {
+                more = try statement.step()
+                guard more else { break }
+                let values = row()
+                for (column, value) in values.enumerated() { widths[column] = max(widths[column], width(value.display)) }
+                heldBack.append(values)
             }
-            guard rowCount > 0 else { _ = out("(none)\n"); return }
-            try statement.bind([])
+            guard !heldBack.isEmpty else { _ = out("(none)\n"); return }
+            // The last row (its numbers the longest, as a rule) read at once by `lastRowSQL`,
+            // the query in reverse order, so that the columns rarely need to widen later.
+            if more, let lastRowSQL {
+                let last = try database.prepare(lastRowSQL)
+                if try last.step() {
+                    let values = (0..<last.columnCount).map { last.value($0) }
+                    for (column, value) in (shown?(values) ?? values).enumerated() where column < widths.count {
+                        widths[column] = max(widths[column], width(value.display))
+                    }
+                }
+            }
         }
         // What the last column has left of the line (never less than a short name's room).
         let lastRoom = lineWidth.map { max(10, $0 - widths.dropLast().reduce(0, +) - 2 * (names.count - 1)) }
@@ -119,10 +138,17 @@ struct Table {
         case .json: going = add("[")
         }
         var first = true
-        while going, try statement.step() {
-            let values = row()
+        var held = heldBack.makeIterator()
+        func next() throws -> [Value]? {
+            if let values = held.next() { return values }
+            return try more && statement.step() ? row() : nil
+        }
+        while going, let values = try next() {
             switch format {
-            case .text: going = add(textLine(fitted(values.map(\.display)), widths: widths))
+            case .text:
+                let cells = fitted(values.map(\.display))
+                for (column, cell) in cells.enumerated().dropLast() { widths[column] = max(widths[column], width(cell)) }
+                going = add(textLine(cells, widths: widths))
             case .csv: going = add(csvLine(values.map(\.display)))
             case .json:
                 var object = first ? "{" : ",{"

@@ -124,6 +124,7 @@ public final class Statement {
     public let sql: String
 
     init(database: Database, sql: String) throws {
+        Trace.statement(sql)
         var statement: OpaquePointer?
         try database.check(sqlite3_prepare_v2(database.handle, sql, -1, &statement, nil), sql: sql)
         guard let statement else {

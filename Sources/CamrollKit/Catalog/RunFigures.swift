@@ -58,6 +58,13 @@ struct RunFigures: Equatable {
 }
 
 extension Catalog {
+    /// The newest run that saved anything (what `stats` shows by default): read backwards
+    /// through the captures' index to the first with a save, so a few rows whatever the
+    /// catalog's size.
+    func newestRunWithSaves() throws -> Int? {
+        try database.prepare("SELECT max(c.run_id) FROM saves s JOIN captures c ON c.id = s.capture_id").firstInt()
+    }
+
     /// Whether the catalog has the run totals' columns (schema step 5): a catalog of an older
     /// camroll that was only read since has not been migrated.
     func keepsRunTotals() throws -> Bool {

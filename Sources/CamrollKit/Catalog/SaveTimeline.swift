@@ -26,9 +26,7 @@ struct SaveTimeline {
     /// The run `runID`, or the newest run with saves: every save it made, whatever became of its
     /// file since (deleted, replaced), as `stats` counts them.
     init?(catalog: Catalog, runID: Int?) throws {
-        guard let run = try runID ?? catalog.database.prepare(
-            "SELECT max(c.run_id) FROM saves s JOIN captures c ON c.id = s.capture_id"
-        ).firstInt() else { return nil }
+        guard let run = try runID ?? catalog.newestRunWithSaves() else { return nil }
         let statement = try catalog.database.prepare(
             """
             SELECT s.saved_at, \(Catalog.plausibleDuration), \(Catalog.plausibleBytes), coalesce(s.job, 0) FROM saves s

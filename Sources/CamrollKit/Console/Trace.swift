@@ -17,6 +17,18 @@ public enum Trace {
         marks.withLock { $0.append((name, now)) }
     }
 
+    /// `CAMROLL_TRACE_SQL=1`: every SQL statement camroll prepares, on stderr as it is prepared
+    /// (`trace: sql: …`, one line), so that each command's queries can be read and their plans
+    /// checked (`EXPLAIN QUERY PLAN`: make catalog-scale).
+    public static let statementsEnabled = getenv("CAMROLL_TRACE_SQL").map { String(cString: $0) == "1" } ?? false
+
+    @inline(__always)
+    static func statement(_ sql: String) {
+        guard statementsEnabled else { return }
+        let line = "trace: sql: " + sql.split(whereSeparator: \.isWhitespace).joined(separator: " ") + "\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+
     /// The table of phases: each one's end and duration, in milliseconds since the process began.
     public static func report() {
         guard enabled else { return }

@@ -92,6 +92,9 @@ class Picker:
 
     def key(self, key):
         subprocess.run(["xdotool", "key", "--window", self.window, key], env=self.env, stderr=subprocess.DEVNULL)
+        # Released to the server too: a key whose release missed a window that closed on its press
+        # stays down, repeating into the next window (Tests/window/window.py says more).
+        subprocess.run(["xdotool", "keyup", key], env=self.env, stderr=subprocess.DEVNULL)
 
     def shots(self):
         with open(self.stderr) as f:

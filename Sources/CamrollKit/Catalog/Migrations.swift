@@ -105,5 +105,24 @@ enum Migrations {
         ALTER TABLE runs ADD COLUMN saved_bytes INTEGER;
         ALTER TABLE runs ADD COLUMN saving_us INTEGER;
         """,
+        // 7 in the merged order (after the step that adds saves.directory_device): a service run
+        // (`snap --every`). Its period, the slots it skipped (a capture that overran, a clock
+        // step, a camera away), and what happened along the way — one row per event, not per
+        // photo, so that a run of weeks adds a row only when something happens.
+        """
+        ALTER TABLE runs ADD COLUMN every_us INTEGER;
+        ALTER TABLE runs ADD COLUMN skipped_slots INTEGER;
+        CREATE TABLE run_events(
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL
+                CHECK (kind IN ('skipped','clock','unplugged','reconnected','retention','hook','stopped')),
+            slot INTEGER,
+            count INTEGER,
+            detail TEXT
+        );
+        CREATE INDEX run_events_run ON run_events(run_id);
+        """,
     ]
 }

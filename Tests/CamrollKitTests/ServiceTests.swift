@@ -308,6 +308,43 @@ import Testing
         #expect(messages.last?.contains("3 photo(s)") == true, "\(messages)")
     }
 
+    @Test func aConfigFileGivesTheOptionsByTheirNamesAndAnUnknownOneIsNamedWithItsLine() throws {
+        let dir = try TemporaryDirectory()
+        let log = dir.file("hook.log")
+        let profile = """
+            # a profile
+            device = pattern
+            resolution 160x120
+            every = 50ms
+            align = none
+            frames = 3
+            keep-last = 2
+            output = "\(dir.file("out/{seq}.jpg"))"
+            db = \(dir.file("c.sqlite3"))
+            exec = /bin/sh -c 'echo "$1" >> "$0"' \(log) {path}
+            stamp = true
+            fsync = false
+            """
+        try Data(profile.utf8).write(to: URL(fileURLWithPath: dir.file("cam.conf")))
+        let result = try CamrollBinary.run(["snap", "--config", dir.file("cam.conf"), "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(dir.files(in: "out") == [dir.file("out/2.jpg"), dir.file("out/3.jpg")])
+        #expect(try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").count >= 2)
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT synced FROM saves LIMIT 1") == 0)
+        #expect(try catalog.int("SELECT every_us FROM runs") == 50_000)
+
+        try Data("every = 1s\n\n# fine\nbogus = 3\n".utf8).write(to: URL(fileURLWithPath: dir.file("bad.conf")))
+        let bad = try CamrollBinary.run(["snap", "--config", dir.file("bad.conf")])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.hasPrefix("camroll: error: \(dir.file("bad.conf")), line 4: unknown option 'bogus'"), "\(bad.stderr)")
+        // A value is checked as on the command line, with the same message.
+        try Data("every = 0\n".utf8).write(to: URL(fileURLWithPath: dir.file("zero.conf")))
+        let zero = try CamrollBinary.run(["snap", "--config", dir.file("zero.conf"), "-d", "pattern"])
+        let direct = try CamrollBinary.run(["snap", "--every", "0", "-d", "pattern"])
+        #expect(zero.status == 64 && zero.stderr == direct.stderr, "\(zero.stderr)")
+    }
+
     @Test func badServiceInputIsOneLineAndExit64() throws {
         let dir = try TemporaryDirectory()
         let cases: [[String]] = [
@@ -323,5 +360,26 @@ import Testing
             #expect(result.stderr.split(separator: "\n").count <= 2, "\(extra): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: dir.file("x.jpg")))
+    }
+}
+
+@Suite struct ServiceUnitTests {
+    static let analyze = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The template unit as `make install` writes it (its ExecStart pointing at the binary
+    /// installed, here the one built), checked by systemd itself.
+    @Test(.enabled(if: analyze != nil, "needs systemd-analyze (package systemd)"))
+    func theTemplateUnitIsCleanForSystemdAnalyzeVerify() throws {
+        let dir = try TemporaryDirectory()
+        let unit = try String(contentsOfFile: repositoryFile("packaging/systemd/camroll@.service"), encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/bin/camroll snap --config /etc/camroll/%i.conf"))
+        #expect(unit.contains("Type=notify") && unit.contains("SuccessExitStatus=130 143"))
+        #expect(unit.contains("SupplementaryGroups=video") && unit.contains("ProtectSystem=strict") && unit.contains("NoNewPrivileges=yes"))
+        let installed = unit.replacing("/usr/bin/camroll", with: CamrollBinary.path)
+        try Data(installed.utf8).write(to: URL(fileURLWithPath: dir.file("camroll@feeder.service")))
+        let result = try CamrollBinary.runProgram([try #require(Self.analyze), "verify", "--man=no", dir.file("camroll@feeder.service")])
+        #expect(result.status == 0 && result.stdout.isEmpty && result.stderr.isEmpty, "\(result.stdout)\(result.stderr)")
+        // The unit's one option is one camroll has.
+        #expect(CommandTable.snap.option(named: "--config") != nil)
     }
 }

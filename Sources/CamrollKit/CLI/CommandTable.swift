@@ -141,6 +141,9 @@ enum CommandTable {
                 database,
             ]),
             ("SERVICE OPTIONS", [
+                OptionSpec(names: ["--config"], value: "<file>",
+                           help: "Read options from this file, one a line, named as here without the dashes ('every = 1m', 'fsync'); the command line's follow them (see docs/service.md).",
+                           kind: .file),
                 OptionSpec(names: ["--every"], value: "<duration>",
                            help: "A photo at each multiple of this period on the wall clock (500ms, 10s, 1m, 1h), without drift; a slot missed because the previous photo overran is skipped, counted, logged and recorded. Runs until --for, --until, --frames or a signal.",
                            kind: .text),
@@ -179,7 +182,7 @@ enum CommandTable {
     /// saved as snap saves it. Not --frames, --interval (one shutter, one picture), --fill,
     /// --jobs (storage tests) or a file or URL (nothing to preview).
     private static let pickOmits: Set<String> = [
-        "--frames", "--interval", "--fill", "--jobs", "--offline", "--every", "--align", "--for", "--until", "--reconnect",
+        "--frames", "--interval", "--fill", "--jobs", "--offline", "--config", "--every", "--align", "--for", "--until", "--reconnect",
         "--keep-last", "--keep-for", "--keep-bytes", "--latest", "--exec", "--exec-timeout",
     ]
 

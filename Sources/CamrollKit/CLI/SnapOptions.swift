@@ -107,6 +107,7 @@ public struct SnapOptions: Sendable {
     /// Parses snap's options, or pick's (snap's and its own).
     static func parse(_ arguments: [String], command: CommandSpec = CommandTable.snap) throws -> SnapOptions {
         var options = SnapOptions()
+        let arguments = command.name == "snap" ? try ServiceConfig.expand(arguments, command: command) : arguments
         var scanner = ArgumentScanner(arguments, command: command.name)
         var countGiven = false
         while let parsed = try scanner.next(in: command) {
@@ -173,6 +174,7 @@ public struct SnapOptions: Sendable {
             case "--frames":
                 options.frames = try ValueParser.integer(value, option: name, range: 1...maxCount)
                 options.framesGiven = true
+            case "--config": break  // read by ServiceConfig.expand, before
             case "--every":
                 let period = try ValueParser.duration(value, option: name)
                 guard period >= 1_000 else {

@@ -31,7 +31,7 @@ public struct CameraIdentity: Sendable, Equatable, CustomStringConvertible {
 /// it, waits for the same camera (`CameraIdentity`) to come back under the name it was opened
 /// by — a by-id, by-path or /dev/camroll name is resolved again at each try — reopens it with
 /// the same request (format, size, rate, controls), and returns its next frame. Tries back off
-/// from half a second to 30 s; after `bound` (nil: forever) the unplug ends the run as before.
+/// from half a second to 5 s; after `bound` (nil: forever) the unplug ends the run as before.
 /// Other faults pass through.
 final class ReconnectingCamera: FrameSource {
     private var camera: V4L2Camera?
@@ -66,6 +66,14 @@ final class ReconnectingCamera: FrameSource {
     }
 
     var current: V4L2Camera? { camera }
+
+    /// Tries back off to one every 5 s: trying costs nothing, and a camera back is used at once.
+    static let longestPause = 5_000_000
+
+    static func identity(at path: String) -> CameraIdentity? {
+        guard let device = try? V4L2Device(path: path, throughLibv4l2: false), let caps = try? device.capabilities() else { return nil }
+        return CameraIdentity(capabilities: caps, path: path)
+    }
 
     static func isUnplug(_ error: Error) -> Bool {
         guard let error = error as? CamrollError else { return false }
@@ -103,14 +111,17 @@ final class ReconnectingCamera: FrameSource {
             }
             onEvent(.waiting)
             tries += 1
-            pause = min(pause * 2, 30_000_000)
+            pause = min(pause * 2, Self.longestPause)
             guard access(path, F_OK) == 0 else { continue }
-            guard let reopened = try? V4L2Camera(path: path, request: request, cancellation: cancellation) else { continue }
-            guard reopened.identity == identity else {
-                if reportedOther != reopened.identity { onEvent(.otherCamera(reopened.identity)) }
-                reportedOther = reopened.identity
+            // Which camera is there, asked before it is opened for streaming (and warmed up).
+            guard let found = Self.identity(at: path) else { continue }
+            guard found == identity else {
+                if reportedOther != found { onEvent(.otherCamera(found)) }
+                reportedOther = found
                 continue
             }
+            guard let reopened = try? V4L2Camera(path: path, request: request, cancellation: cancellation),
+                  reopened.identity == identity else { continue }
             camera = reopened
             onEvent(.reconnected(awayMicroseconds: monotonicMicroseconds() - began, tries: tries))
             return

@@ -120,6 +120,7 @@ public final class BatchSaver: @unchecked Sendable {
         defer { SignalWatcher.setSecondSignalAction(nil) }
 
         let state = State(total: plan.totalSaves, startedAt: monotonicMicroseconds(), jobs: writers.count)
+        state.progress.openEnded = plan.seqWidth != nil
         var failure: CamrollError?
         do {
             try saveAll(runRow: runRow, runUUID: runUUID, state: state)

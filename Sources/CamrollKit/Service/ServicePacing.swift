@@ -91,8 +91,14 @@ final class ServicePacing: FramePacing, @unchecked Sendable {
         while true {
             if cancellation.isCancelled { return false }
             let now = realtimeMicroseconds()
-            if let limit = settings.forMicroseconds, monotonicMicroseconds() - startedMonotonic >= limit { return false }
-            if let until = settings.untilMicroseconds, now >= until { return false }
+            if let limit = settings.forMicroseconds, case let over = monotonicMicroseconds() - startedMonotonic - limit, over >= 0 {
+                countSlotsLeft(before: now - over)
+                return false
+            }
+            if let until = settings.untilMicroseconds, now >= until {
+                countSlotsLeft(before: until)
+                return false
+            }
             let step = schedule.step(now: now, steppedBack: &steppedBack)
             if steppedBack {
                 steppedBack = false
@@ -135,6 +141,20 @@ final class ServicePacing: FramePacing, @unchecked Sendable {
                 usleep(UInt32(max(1, min(left, 50_000))))
             }
         }
+    }
+
+    /// At the run's end (`--for`, `--until`): the slots due before it that the last photo's
+    /// overrun (or the camera's absence) left untaken are skipped too, so that every slot of the
+    /// run's span is a photo or a skip.
+    private func countSlotsLeft(before end: Int) {
+        guard let last = schedule.lastSlot else { return }
+        let slotsBefore = Schedule.floorDiv(end - 1 - schedule.origin, settings.periodMicroseconds)
+        let left = max(0, slotsBefore - last) + schedule.pendingSkips
+        guard left > 0 else { return }
+        skippedSlots += left
+        let why = cameraWasAway ? "the camera was away" : "the previous photo overran its slot"
+        log.event("skipped", "\(left) slot(s) skipped before the end: \(why)", fields: ["count": left, "skipped_total": skippedSlots])
+        record(.init(.skipped, slot: slotsBefore + 1, count: left, detail: why + ", at the end"))
     }
 
     /// Watchdog pings while the camera is away (the loop is alive, only waiting).

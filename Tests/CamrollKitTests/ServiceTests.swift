@@ -86,6 +86,8 @@ import Testing
         #expect(utcDate == now + 5_400 * second)
         let timeOfDay = try ValueParser.wallClock("08:00:00Z", option: "--until", now: now + second)
         #expect(timeOfDay == now + 86_400 * second)
+        #expect(try ValueParser.duration("7d", option: "--keep-for") == 7 * 86_400 * second)
+        #expect(try ValueParser.duration("1.5d", option: "--keep-for") == 129_600 * second)
         for bad in ["25:00", "12", "2027-13-01", "noon", "12:00:00:00", ""] {
             #expect(throws: CamrollError.self) { _ = try ValueParser.wallClock(bad, option: "--until", now: now) }
         }

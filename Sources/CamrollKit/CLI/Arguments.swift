@@ -152,9 +152,9 @@ enum ValueParser {
         return !unsigned.isEmpty && unsigned.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// `500ms`, `2s`, `1.5s`, `3m`, `1h`, or a bare number of seconds → microseconds.
+    /// `500ms`, `2s`, `1.5s`, `3m`, `1h`, `7d`, or a bare number of seconds → microseconds.
     static func duration(_ text: String, option: String) throws -> Int {
-        let units: [(String, Double)] = [("us", 1), ("ms", 1e3), ("s", 1e6), ("m", 60e6), ("h", 3600e6)]
+        let units: [(String, Double)] = [("us", 1), ("ms", 1e3), ("s", 1e6), ("m", 60e6), ("h", 3600e6), ("d", 86_400e6)]
         var number = Substring(text)
         var scale = 1e6
         for (suffix, factor) in units where text.hasSuffix(suffix) {

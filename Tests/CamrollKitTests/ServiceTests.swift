@@ -186,6 +186,8 @@ import Testing
         #expect(try catalog.int("SELECT count(*) FROM saves WHERE status = 'deleted'") == 20)
         #expect(try catalog.int("SELECT sum(count) FROM run_events WHERE kind = 'retention'") == 20)
         #expect(try String(contentsOfFile: dir.file("out/01.jpg"), encoding: .utf8) == "not camroll's")
+        // The deleted photos' thumbnails are let go with them; the kept ones' stay.
+        #expect(try catalog.int("SELECT count(*) FROM captures WHERE thumbnail IS NOT NULL") == 4)
         #expect(try fileBytes(dir.file("latest.jpg")) == fileBytes(dir.file("out/2-12.jpg")))
         let verify = try CamrollBinary.run(["verify", "--db", dir.file("c.sqlite3")])
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")

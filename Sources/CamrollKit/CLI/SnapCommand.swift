@@ -33,7 +33,7 @@ struct SnapCommand {
         }
 
         Trace.mark("options parsed")
-        let opened: FrameSource
+        var opened: FrameSource?
         do {
             opened = try openSource(cancellation: cancellation, catalog: catalog, console: console)
         } catch {
@@ -50,6 +50,7 @@ struct SnapCommand {
             return ExitCode(cancelledBy: cancellation.signal)
         }
         Trace.mark("source opened")
+        guard opened != nil else { throw CamrollError(.failure, "internal error: no source") }
         if let camera = opened as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
             if camera.warmUpSettled == false {
@@ -59,12 +60,13 @@ struct SnapCommand {
                         + "taken as it was (a flickering light, a moving scene? --skip N takes a fixed number of frames)")
             }
         }
-        var source: FrameSource = opened
-        if options.isService, let camera = opened as? V4L2Camera {
+        var source: FrameSource = opened!
+        if options.isService, opened is V4L2Camera {
             // A service outlives unplugs: the same camera is waited for and reopened as it was.
-            source = ReconnectingCamera(
-                camera: camera, path: camera.deviceName, request: cameraRequest, cancellation: cancellation,
-                boundMicroseconds: options.reconnectMicroseconds)
+            // The wrapper holds the only reference, so that an unplugged camera is closed at
+            // once (its driver is freed only when no one holds it).
+            source = Self.reconnecting(&opened, request: cameraRequest, cancellation: cancellation,
+                                       boundMicroseconds: options.reconnectMicroseconds)
         }
         // Called on the catalog's thread (BatchSaver): a camera's catalog may still be opening
         // on its own; a pattern's or a file's opens there, beside the encoding of the first frame.
@@ -154,6 +156,16 @@ struct SnapCommand {
         return .success
     }
 
+    /// The camera in `opened`, moved into a `ReconnectingCamera` (`opened` is left nil).
+    private static func reconnecting(
+        _ opened: inout FrameSource?, request: V4L2Camera.Request, cancellation: Cancellation, boundMicroseconds: Int?
+    ) -> FrameSource {
+        let camera = opened as! V4L2Camera
+        opened = nil
+        return ReconnectingCamera(camera: camera, path: camera.deviceName, request: request, cancellation: cancellation,
+                                  boundMicroseconds: boundMicroseconds)
+    }
+
     /// A service run's clock and chores (`--every`), its log and systemd's notifications; an
     /// unplugged camera's events go to the same log and the catalog.
     private func servicePacing(template: OutputTemplate, console: Console, cancellation: Cancellation, source: FrameSource) -> ServicePacing {
@@ -171,7 +183,8 @@ struct SnapCommand {
         settings.hookTimeoutMicroseconds = options.hookTimeoutMicroseconds
         let pacing = ServicePacing(settings: settings, cancellation: cancellation, log: log, notifier: notifier)
         if let camera = source as? ReconnectingCamera {
-            camera.onEvent = { [weak pacing] event in
+            camera.shouldEnd = { [weak pacing] in pacing?.endReached() ?? false }
+            camera.onEvent = { [weak pacing, unowned camera] event in
                 guard let pacing else { return }
                 switch event {
                 case .unplugged(let why):

@@ -42,6 +42,9 @@ final class ReconnectingCamera: FrameSource {
     private let boundMicroseconds: Int?
     /// Told of each unplug and return, and of each wait (for the watchdog).
     var onEvent: (Event) -> Void = { _ in }
+    /// Whether the run's end came (`--for`, `--until`) while the camera is away: the wait ends
+    /// then, and the run with it, as it would have at that slot.
+    var shouldEnd: () -> Bool = { false }
 
     enum Event {
         case unplugged(String)
@@ -106,7 +109,8 @@ final class ReconnectingCamera: FrameSource {
             if let boundMicroseconds, monotonicMicroseconds() - began >= boundMicroseconds { throw error }
             let wake = monotonicMicroseconds() + pause
             while monotonicMicroseconds() < wake {
-                if cancellation.isCancelled { throw CancelledWhileWaiting() }
+                // Not cancelled: the run's status is `completed` (BatchSaver).
+                if cancellation.isCancelled || shouldEnd() { throw CancelledWhileWaiting() }
                 usleep(50_000)
             }
             onEvent(.waiting)

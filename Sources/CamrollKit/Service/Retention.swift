@@ -81,14 +81,16 @@ final class Retention: @unchecked Sendable {
     /// row was committed.
     func apply(_ catalog: Catalog) throws -> Outcome {
         let statement = try catalog.database.prepare("""
-            SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, s.saved_at
+            SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, s.saved_at, s.capture_id
             FROM saves s JOIN captures c ON c.id = s.capture_id JOIN runs r ON r.id = c.run_id
             WHERE s.id >= ? AND r.output_template = ? AND s.status IN ('saved', 'missing', 'corrupt')
             ORDER BY s.id
             """).bind(.int(floor), .text(template))
         var targets: [SaveDeletion.Target] = []
         var photos: [RetentionPolicy.Photo] = []
+        var captures: [Int] = []
         while try statement.step() {
+            captures.append(statement.int(6))
             let target = SaveDeletion.Target(
                 id: statement.int(0), path: statement.text(1) ?? "", bytes: statement.int(2), hash: statement.text(3) ?? "",
                 status: statement.text(4) ?? "")
@@ -110,6 +112,14 @@ final class Retention: @unchecked Sendable {
         for start in stride(from: 0, to: expiring, by: CatalogCommands.deleteBatch) {
             try SaveDeletion(catalog: catalog).delete(Array(targets[start..<min(expiring, start + CatalogCommands.deleteBatch)]), tally: &tally)
         }
+        // A photo gone, its capture's thumbnail goes too (nothing shows it any more): what a
+        // run of weeks leaves in the catalog per photo is two rows of a few hundred bytes, not
+        // a thumbnail of kilobytes each.
+        let gone = Set(captures[0..<expiring]).map(String.init).joined(separator: ",")
+        try catalog.database.execute("""
+            UPDATE captures SET thumbnail = NULL WHERE id IN (\(gone)) AND thumbnail IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM saves WHERE capture_id = captures.id AND status != 'deleted' AND status != 'replaced')
+            """)
         // Those kept for not matching stay below the floor's query only while they are rows
         // to consider; they are refused again each time, so the floor passes only deleted rows.
         floor = tally.refused.isEmpty ? targets[expiring].id : targets.first?.id ?? floor

@@ -143,11 +143,21 @@ final class ServicePacing: FramePacing, @unchecked Sendable {
         }
     }
 
+    private var endCounted = false
+
+    /// Whether `--for` or `--until` has come (read while the camera is away).
+    func endReached() -> Bool {
+        if let limit = settings.forMicroseconds, monotonicMicroseconds() - startedMonotonic >= limit { return true }
+        if let until = settings.untilMicroseconds, realtimeMicroseconds() >= until { return true }
+        return false
+    }
+
     /// At the run's end (`--for`, `--until`): the slots due before it that the last photo's
     /// overrun (or the camera's absence) left untaken are skipped too, so that every slot of the
     /// run's span is a photo or a skip.
     private func countSlotsLeft(before end: Int) {
-        guard let last = schedule.lastSlot else { return }
+        guard !endCounted, let last = schedule.lastSlot else { return }
+        endCounted = true
         let slotsBefore = Schedule.floorDiv(end - 1 - schedule.origin, settings.periodMicroseconds)
         let left = max(0, slotsBefore - last) + schedule.pendingSkips
         guard left > 0 else { return }
@@ -201,6 +211,13 @@ final class ServicePacing: FramePacing, @unchecked Sendable {
     }
 
     func finished(recorder: SaveRecorder) {
+        // Ended while the camera was away: the slots since its last photo are skipped too.
+        if !cancellation.isCancelled && endReached() {
+            let now = realtimeMicroseconds()
+            var end = settings.untilMicroseconds ?? Int.max
+            if let limit = settings.forMicroseconds { end = min(end, now - (monotonicMicroseconds() - startedMonotonic - limit)) }
+            countSlotsLeft(before: min(end, now))
+        }
         hook?.waitForLast()
         notifier.stopping(status: status())
         if let runID {

@@ -120,12 +120,19 @@ public final class V4L2Camera: FrameSource {
         }
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Stops streaming, unmaps the buffers and closes the node, now: a camera that went away is
+    /// let go of at once, whoever still holds this object (`ReconnectingCamera`).
+    func close() {
         if streaming {
             var type = CV4L2_BUF_TYPE_VIDEO_CAPTURE
             _ = try? device.ioctl(CV4L2_VIDIOC_STREAMOFF, "VIDIOC_STREAMOFF", &type)
+            streaming = false
         }
         for buffer in buffers { cv4l2_munmap(buffer.start, buffer.length) }
+        buffers = []
+        device.close()
     }
 
     public func nextFrame() throws -> Frame {

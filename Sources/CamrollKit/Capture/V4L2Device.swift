@@ -6,7 +6,7 @@ import Glibc
 /// not. Every ioctl goes through `ioctl(_:_:_:)`: EINTR is retried, and a failure names the call.
 public final class V4L2Device {
     public let path: String
-    let fd: Int32
+    private(set) var fd: Int32
     /// Whether libv4l2 has taken the descriptor on: its format conversions (emulated formats),
     /// plugins (multi-planar-only drivers) and software controls. Until then its calls pass
     /// straight to the kernel.
@@ -38,7 +38,7 @@ public final class V4L2Device {
         guard raw >= 0 else { throw AccessCheck.openError(path: path, errno: errno) }
         var caps = v4l2_capability()
         if retryingOnInterrupt({ cv4l2_raw_ioctl(raw, CV4L2_VIDIOC_QUERYCAP, &caps) }) != 0 {
-            close(raw)
+            Glibc.close(raw)
             throw AccessCheck.notACamera(path)
         }
         fd = raw
@@ -57,7 +57,15 @@ public final class V4L2Device {
         throughLibv4l2 = cv4l2_fd_open(fd, &why, why.count) >= 0
     }
 
-    deinit { cv4l2_close(fd) }
+    /// Closes the node now, not when the last reference goes (a camera unplugged: its driver is
+    /// freed only once no one holds it open). Every later call on it fails with EBADF.
+    func close() {
+        guard fd >= 0 else { return }
+        cv4l2_close(fd)
+        fd = -1
+    }
+
+    deinit { if fd >= 0 { cv4l2_close(fd) } }
 
     @discardableResult
     func ioctl<T>(_ request: UInt, _ name: String, _ argument: inout T) throws -> Int32 {

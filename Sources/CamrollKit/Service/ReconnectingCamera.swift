@@ -97,8 +97,11 @@ final class ReconnectingCamera: FrameSource {
     }
 
     private func reconnect(after error: Error) throws {
-        if let camera { lastOrigin = camera.origin }
-        // Closed at once: the driver (vivid's, a USB camera's) is freed only once no one holds it.
+        if let camera {
+            lastOrigin = camera.origin
+            // Closed at once: the driver (vivid's, a USB camera's) is freed only once no one holds it.
+            camera.close()
+        }
         camera = nil
         onEvent(.unplugged((error as? CamrollError)?.message ?? "\(error)"))
         let began = monotonicMicroseconds()
@@ -124,8 +127,11 @@ final class ReconnectingCamera: FrameSource {
                 reportedOther = found
                 continue
             }
-            guard let reopened = try? V4L2Camera(path: path, request: request, cancellation: cancellation),
-                  reopened.identity == identity else { continue }
+            guard let reopened = try? V4L2Camera(path: path, request: request, cancellation: cancellation) else { continue }
+            guard reopened.identity == identity else {
+                reopened.close()
+                continue
+            }
             camera = reopened
             onEvent(.reconnected(awayMicroseconds: monotonicMicroseconds() - began, tries: tries))
             return

@@ -13,8 +13,8 @@ date +%s >"$OUT/unplugged_at"
 unload() { for _ in $(seq 1 100); do rmmod vivid 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 unload && echo "unloaded after unplug" >>"$OUT/steps"
 lsmod >>"$OUT/steps"
-# Another camera at /dev/video0: instance 0 has only a VBI node, instance 1's capture node is video0.
-modprobe vivid n_devs=2 node_types=0x4,0x1 num_inputs=1,1 input_types=0x0,0x0
+# Another camera at /dev/video0: instance 0 has only a radio node, instance 1's capture node is video0.
+modprobe vivid n_devs=2 node_types=0x10,0x1 num_inputs=1,1 input_types=0x0,0x0
 v4l2-ctl -d /dev/video0 --info >"$OUT/other.info" 2>&1
 sleep 5
 unload && echo "unloaded the other camera" >>"$OUT/steps"

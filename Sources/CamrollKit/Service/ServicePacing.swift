@@ -207,7 +207,8 @@ final class ServicePacing: FramePacing, @unchecked Sendable {
             }
         }
         hook?.run(path: photo.path, seq: photo.seq, time: photo.time)
-        if photos == 1 { notifier.ready(status: status()) } else { notifier.watchdog(status: status()) }
+        // The watchdog is pinged as each slot begins (awaitFrame); here only the status changes.
+        if photos == 1 { notifier.ready(status: status()) } else { notifier.send("STATUS=" + status()) }
     }
 
     func finished(recorder: SaveRecorder) {

@@ -231,8 +231,10 @@ FISHDIR := $(PREFIX)/share/fish/vendor_completions.d
 # udev reads rules from /usr/lib/udev/rules.d (packages) and /etc/udev/rules.d (local admin).
 UDEVDIR := $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
 APPDIR := $(PREFIX)/share/applications
+# systemd reads units from /usr/lib/systemd/system (packages) and /usr/local/lib/systemd/system.
+UNITDIR := $(PREFIX)/lib/systemd/system
 INSTALLED := $(BINDIR)/camroll $(MANDIR)/camroll.1.gz $(BASHDIR)/camroll $(ZSHDIR)/_camroll \
-	$(FISHDIR)/camroll.fish $(UDEVDIR)/70-camroll.rules $(APPDIR)/camroll.desktop
+	$(FISHDIR)/camroll.fish $(UDEVDIR)/70-camroll.rules $(APPDIR)/camroll.desktop $(UNITDIR)/camroll@.service
 
 # The binary stripped of its symbols and debugging sections (26.6 MB → about 15 MB): what a
 # user runs needs neither, and the .deb ships it so.
@@ -248,6 +250,9 @@ install: static
 	chmod 644 $(DESTDIR)$(MANDIR)/camroll.1.gz $(DESTDIR)$(BASHDIR)/camroll $(DESTDIR)$(ZSHDIR)/_camroll $(DESTDIR)$(FISHDIR)/camroll.fish
 	install -Dm644 udev/70-camroll.rules $(DESTDIR)$(UDEVDIR)/70-camroll.rules
 	install -Dm644 packaging/camroll.desktop $(DESTDIR)$(APPDIR)/camroll.desktop
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's#/usr/bin/camroll#$(BINDIR)/camroll#' packaging/systemd/camroll@.service > $(DESTDIR)$(UNITDIR)/camroll@.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/camroll@.service
 	@echo "installed camroll in $(DESTDIR)$(BINDIR). For camera access:"
 	@echo "  sudo udevadm control --reload && sudo udevadm trigger --subsystem-match=video4linux"
 	@echo "  sudo usermod -aG video \"\$$USER\"    # then log out and in again"

@@ -81,7 +81,8 @@ import Testing
         #expect(try snap(dir, ["-n", "5", "-o", dir.file("a/{seq}.jpg")]).status == 0)
         try Database(path: dir.file("c.sqlite3")).execute("""
             ALTER TABLE runs DROP COLUMN saved_count; ALTER TABLE runs DROP COLUMN saved_bytes;
-            ALTER TABLE runs DROP COLUMN saving_us;
+            ALTER TABLE runs DROP COLUMN saving_us; ALTER TABLE runs DROP COLUMN every_us;
+            ALTER TABLE runs DROP COLUMN skipped_slots; DROP TABLE run_events;
             ALTER TABLE saves DROP COLUMN directory_device; ALTER TABLE saves DROP COLUMN directory_inode; PRAGMA user_version = 4
             """)
         let list = try CamrollBinary.run(["list", "--json", "--db", dir.file("c.sqlite3")])

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Walks argv the way swift-argument-parser does: `--opt value`, `--opt=value`, `-o value`,
 /// `-ovalue`, and `--` to end options.
 struct ArgumentScanner {
@@ -95,6 +97,19 @@ struct ArgumentScanner {
         return arguments[index - 1]
     }
 
+    /// The arguments up to `terminator` (`--exec CMD ARG… ;`), taken as they are, options or
+    /// not; the terminator is consumed. An error when it never comes.
+    mutating func values(until terminator: String, for name: String) throws -> [String] {
+        var taken: [String] = []
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == terminator { return taken }
+            taken.append(argument)
+        }
+        throw usageError("'\(name)' needs its command ended by a '\(terminator)' argument (quoted for the shell: \\; or ';')")
+    }
+
     func usageError(_ message: String) -> CamrollError {
         CamrollError.usage(message, hint: "See 'camroll \(command) --help' for more information.")
     }
@@ -137,9 +152,9 @@ enum ValueParser {
         return !unsigned.isEmpty && unsigned.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
 
-    /// `500ms`, `2s`, `1.5s`, `3m`, `1h`, or a bare number of seconds → microseconds.
+    /// `500ms`, `2s`, `1.5s`, `3m`, `1h`, `7d`, or a bare number of seconds → microseconds.
     static func duration(_ text: String, option: String) throws -> Int {
-        let units: [(String, Double)] = [("us", 1), ("ms", 1e3), ("s", 1e6), ("m", 60e6), ("h", 3600e6)]
+        let units: [(String, Double)] = [("us", 1), ("ms", 1e3), ("s", 1e6), ("m", 60e6), ("h", 3600e6), ("d", 86_400e6)]
         var number = Substring(text)
         var scale = 1e6
         for (suffix, factor) in units where text.hasSuffix(suffix) {
@@ -155,6 +170,49 @@ enum ValueParser {
                 "invalid duration '\(text)' for '\(option)'", hint: "Examples: 500ms, 2s, 1.5m, 1h.")
         }
         return Int((value * scale).rounded())
+    }
+
+    /// `--until`: `HH:MM[:SS]` (its next coming, today or tomorrow) or `YYYY-MM-DD[THH:MM[:SS]]`,
+    /// local time, or UTC with a trailing `Z` → wall clock, µs since the epoch.
+    static func wallClock(_ text: String, option: String, now: Int = realtimeMicroseconds()) throws -> Int {
+        let invalid = CamrollError.usage("invalid time '\(text)' for '\(option)'", hint: "Examples: 18:00, 18:30:15, 2030-01-31T18:00, 2030-01-31T17:00Z.")
+        var body = Substring(text)
+        let utc = body.hasSuffix("Z")
+        if utc { body = body.dropLast() }
+        let halves = body.split(separator: body.contains("T") ? "T" : " ", omittingEmptySubsequences: false)
+        guard (1...2).contains(halves.count) else { throw invalid }
+        func numbers(_ part: Substring, _ separator: Character, _ counts: ClosedRange<Int>) throws -> [Int] {
+            let fields = part.split(separator: separator, omittingEmptySubsequences: false)
+            guard counts.contains(fields.count), fields.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }) else { throw invalid }
+            return try fields.map { guard let n = Int($0), n >= 0 else { throw invalid }; return n }
+        }
+        var date: [Int]?
+        var clock = [0, 0, 0]
+        if halves.count == 2 || halves[0].contains("-") {
+            date = try numbers(halves[0], "-", 3...3)
+            if halves.count == 2 { clock = try numbers(halves[1], ":", 2...3) }
+        } else {
+            clock = try numbers(halves[0], ":", 2...3)
+        }
+        if clock.count == 2 { clock.append(0) }
+        guard clock[0] < 24, clock[1] < 60, clock[2] < 61 else { throw invalid }
+        var parts = tm()
+        var seconds = time_t(now / 1_000_000)
+        if utc { gmtime_r(&seconds, &parts) } else { localtime_r(&seconds, &parts) }
+        if let date {
+            guard date[1] >= 1, date[1] <= 12, date[2] >= 1, date[2] <= 31 else { throw invalid }
+            parts.tm_year = Int32(date[0] - 1900)
+            parts.tm_mon = Int32(date[1] - 1)
+            parts.tm_mday = Int32(date[2])
+        }
+        parts.tm_hour = Int32(clock[0])
+        parts.tm_min = Int32(clock[1])
+        parts.tm_sec = Int32(clock[2])
+        parts.tm_isdst = -1
+        var result = Int(utc ? timegm(&parts) : mktime(&parts)) * 1_000_000
+        // A time of day alone is its next coming.
+        if date == nil && result <= now { result += 86_400_000_000 }
+        return result
     }
 
     /// `800K`, `1M`, `1.5MB`, `2G`, or bytes. K/M/G are powers of 1024; kB/MB/GB of 1000.

@@ -467,33 +467,6 @@ struct CatalogCommands {
 
     // MARK: delete
 
-    private struct DeleteTarget {
-        var id: Int
-        var path: String
-        var bytes: Int
-        var hash: String
-        var status: String
-        /// The directory it was saved into, where its row says.
-        var directory: FileIdentity?
-    }
-
-    /// What happened to each file `delete` was asked to remove.
-    private struct DeleteTally {
-        var deleted = 0
-        var deletedBytes = 0
-        var alreadyMissing = 0
-        /// Rows another command changed between this delete's reading and marking them.
-        var takenByAnother = 0
-        var takenOver = 0
-        var refused: [String] = []
-        /// Paths that are not a regular file (a symbolic link, a FIFO…): kept, --force or not.
-        var notFiles: [String] = []
-        /// Files whose directory is not the one their run saved into (kept, --force or not), and
-        /// why, a directory at a time.
-        var elsewhere = 0
-        var elsewhereDirectories: [String] = []
-    }
-
     /// Removes files and marks their rows, in batches, so that any stop leaves catalog and disk
     /// in agreement: a batch's rows are committed as `deleting` before its files are unlinked,
     /// then as `deleted`. Ctrl-C finishes the current batch; after SIGKILL or power loss,
@@ -607,63 +580,19 @@ struct CatalogCommands {
     }
 
     static let deleteBatch = 256
-
-    /// What `delete` does with a file, as it finds the file now.
-    private enum DeleteDecision {
-        /// A later save of the same path owns the file there now (older catalogs may not say so).
-        case takenOver
-        case alreadyMissing
-        /// Still what was saved: `name` in the directory `directory` (a descriptor of the one
-        /// its run saved into).
-        case unchanged(directory: Int32, name: String)
-        /// No longer what was saved: kept, unless --force.
-        case changed(directory: Int32, name: String)
-        /// Not a regular file (what it is): never unlinked, even with --force (it is not a file
-        /// camroll wrote).
-        case notRegular(String)
-        /// Its directory is not the one its run saved into (why): kept, --force or not.
-        case elsewhere(String)
-        /// Not known to have changed, nor to be what was saved: neither deleted nor refused.
-        case unreadable(SystemError)
-        /// Its directory cannot be opened.
-        case directoryFailed(SystemError)
-    }
-
-    /// Read in its directory, and only in the one its run saved into (`SaveDirectories`).
-    private func decide(_ target: DeleteTarget, laterOwner: Statement, directories: SaveDirectories,
-                        buffer: inout [UInt8]) throws -> DeleteDecision {
-        if try laterOwner.bind(.text(target.path), .int(target.id)).stepInt() != nil { return .takenOver }
-        let name = PathText.lastComponent(of: target.path)
-        let directoryFD: Int32
-        switch directories.open(PathText.directory(of: target.path), recorded: target.directory) {
-        case .directory(let fd): directoryFD = fd
-        case .missing: return .alreadyMissing
-        case .elsewhere(let why): return .elsewhere(why)
-        case .failed(let error): return .directoryFailed(error)
-        }
-        switch Verifier.readFile(target.path, in: directoryFD, name: name, buffer: &buffer) {
-        case .failure(.missing): return .alreadyMissing
-        case .success(let (size, hash)) where size == target.bytes && hash == target.hash: return .unchanged(directory: directoryFD, name: name)
-        case .failure(.notRegular(let kind)): return .notRegular(kind)
-        case .failure(.cannotRead(let error)): return .unreadable(error)
-        default: return .changed(directory: directoryFD, name: name)
-        }
-    }
-
-    private func laterOwnerQuery(_ catalog: Catalog) throws -> Statement {
-        try catalog.database.prepare(
-            "SELECT 1 FROM saves WHERE path = ? AND id > ? AND status IN ('saved', 'missing', 'corrupt', 'deleting') LIMIT 1")
-    }
+    private typealias DeleteTarget = SaveDeletion.Target
+    private typealias DeleteTally = SaveDeletion.Tally
 
     /// `--dry-run`: the batch's files, each as `deleteBatch` would find it, printed and counted;
     /// nothing unlinked, no row changed.
     private func listBatch(_ batch: [DeleteTarget], catalog: Catalog, tally: inout DeleteTally) throws {
-        let laterOwner = try laterOwnerQuery(catalog)
+        let deletion = SaveDeletion(catalog: catalog, force: force)
+        let laterOwner = try deletion.laterOwnerQuery()
         let directories = SaveDirectories()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var text = ""
         for target in batch {
-            switch try decide(target, laterOwner: laterOwner, directories: directories, buffer: &buffer) {
+            switch try deletion.decide(target, laterOwner: laterOwner, directories: directories, buffer: &buffer) {
             case .takenOver:
                 tally.takenOver += 1
                 text += "would keep \(target.path): a later save's file is there now\n"
@@ -696,93 +625,7 @@ struct CatalogCommands {
     }
 
     private func deleteBatch(_ batch: [DeleteTarget], catalog: Catalog, tally: inout DeleteTally) throws {
-        // Marked only where still as read: a row another delete (or a repair) changed since is
-        // theirs, and this delete leaves it and its file alone.
-        let read = batch.count
-        var batch = batch
-        try catalog.database.transaction {
-            let mark = try catalog.database.prepare("UPDATE saves SET status = 'deleting' WHERE id = ? AND status = ?")
-            batch = try batch.filter { target in
-                try mark.bind(.int(target.id), .text(target.status)).run()
-                return catalog.database.changes == 1
-            }
-        }
-        tally.takenByAnother += read - batch.count
-        let laterOwner = try laterOwnerQuery(catalog)
-        var outcome: [(id: Int, status: String)] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        let directories = SaveDirectories()
-        /// Before an error ends the delete: the rows of this batch already dealt with take their
-        /// outcome, the others go back to what they were.
-        func restoreBatch() {
-            try? catalog.database.transaction {
-                let restore = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
-                for row in outcome { try restore.bind(.text(row.status), .int(row.id)).run() }
-                for rest in batch where !outcome.contains(where: { $0.id == rest.id }) {
-                    try restore.bind(.text(rest.status), .int(rest.id)).run()
-                }
-            }
-        }
-        for target in batch {
-            // A row a stopped delete left `deleting` whose file is no longer what was saved: the
-            // deletion is finished in the catalog and whatever is at the path now is left alone.
-            let keptStatus = target.status == "deleting" ? "deleted" : target.status
-            let directoryFD: Int32, name: String
-            switch try decide(target, laterOwner: laterOwner, directories: directories, buffer: &buffer) {
-            case .takenOver:
-                outcome.append((target.id, "replaced"))
-                tally.takenOver += 1
-                continue
-            case .alreadyMissing:
-                outcome.append((target.id, "deleted"))
-                tally.alreadyMissing += 1
-                continue
-            case .unchanged(let directory, let file):
-                (directoryFD, name) = (directory, file)
-            case .notRegular(let kind):
-                outcome.append((target.id, keptStatus))
-                if target.status != "deleting" { tally.notFiles.append("\(target.path) (\(kind))") }
-                continue
-            case .elsewhere(let why):
-                outcome.append((target.id, keptStatus))
-                if target.status != "deleting" {
-                    tally.elsewhere += 1
-                    if tally.elsewhereDirectories.last != why { tally.elsewhereDirectories.append(why) }
-                }
-                continue
-            case .unreadable(let error):
-                restoreBatch()
-                throw RegularFile.Problem.stopError(error, path: target.path)
-            case .directoryFailed(let error):
-                restoreBatch()
-                throw CamrollError(error.accessExitCode, "cannot delete \(target.path): \(error.description)")
-            case .changed(let directory, let file):
-                guard force else {
-                    outcome.append((target.id, keptStatus))
-                    if target.status != "deleting" { tally.refused.append(target.path) }
-                    continue
-                }
-                (directoryFD, name) = (directory, file)
-            }
-            if unlinkat(directoryFD, name, 0) != 0 {
-                // Gone between the read and the unlink: someone else removed it.
-                guard errno == ENOENT else {
-                    let reason = SystemError("unlink").reason
-                    restoreBatch()
-                    throw CamrollError(.cannotCreate, "cannot delete \(target.path): \(reason)")
-                }
-                outcome.append((target.id, "deleted"))
-                tally.alreadyMissing += 1
-                continue
-            }
-            outcome.append((target.id, "deleted"))
-            tally.deleted += 1
-            tally.deletedBytes = tally.deletedBytes.addingSaturated(target.bytes)
-        }
-        try catalog.database.transaction {
-            let mark = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
-            for row in outcome { try mark.bind(.text(row.status), .int(row.id)).run() }
-        }
+        try SaveDeletion(catalog: catalog, force: force).delete(batch, tally: &tally)
     }
 
     // MARK: stats

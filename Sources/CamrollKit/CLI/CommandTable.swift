@@ -103,7 +103,7 @@ enum CommandTable {
                     help: "Warm-up frames dropped while exposure settles; auto: until the picture's brightness holds steady (at most 2 s). (default: auto)",
                     kind: .choices(["auto", "0", "5", "10"])),
                 OptionSpec(names: ["--frames"], value: "<k>", help: "Distinct frames to take, each saved N times. (default: 1)", kind: .text),
-                OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause between frames, e.g. 500ms, 2s.", kind: .text),
+                OptionSpec(names: ["--interval"], value: "<duration>", help: "Pause after each frame before the next, e.g. 500ms, 2s: the period drifts by each capture's time (--every keeps a clock).", kind: .text),
                 OptionSpec(names: ["--timeout"], value: "<duration>", help: "Longest wait for a frame; for a URL, the longest the whole download may take (60s when not given), which also stops when it gets under 1 kB a second for 5s (or this long). (default: 5s)", kind: .text),
                 OptionSpec(names: ["--set"], value: "<name=value>",
                            help: "Set a camera control first (see 'camroll controls'); may be repeated.", kind: .control,
@@ -153,6 +153,32 @@ enum CommandTable {
                            help: "Print the storage figures even for one photo: saves/s, MB/s (the bytes saved over the saving time: writing, naming and recording the files, not the capture or the pauses), save latency percentiles, the run's number. (default: for more than one save; one photo is one line, its path)"),
                 database,
             ]),
+            ("SERVICE OPTIONS", [
+                OptionSpec(names: ["--config"], value: "<file>",
+                           help: "Read options from this file, one a line, named as here without the dashes ('every = 1m', 'fsync'); the command line's follow them (see docs/service.md).",
+                           kind: .file),
+                OptionSpec(names: ["--every"], value: "<duration>",
+                           help: "A photo at each multiple of this period on the wall clock (500ms, 10s, 1m, 1h, 1d), without drift; a slot missed because the previous photo overran is skipped, counted, logged and recorded. Runs until --for, --until, --frames or a signal.",
+                           kind: .text),
+                OptionSpec(names: ["--align"], value: "<clock|none>",
+                           help: "clock: slots at whole multiples of the period on the local clock (--every 1m at :00); none: the first slot now. (default: clock)",
+                           kind: .choices(["clock", "none"])),
+                OptionSpec(names: ["--for"], value: "<duration>", help: "End the run after this long, e.g. 2h, 30m.", kind: .text),
+                OptionSpec(names: ["--until"], value: "<time>",
+                           help: "End the run at this time: HH:MM[:SS] (its next coming) or YYYY-MM-DDTHH:MM[:SS], local time (UTC with a trailing Z).",
+                           kind: .text),
+                OptionSpec(names: ["--reconnect"], value: "<duration>",
+                           help: "How long to wait for an unplugged camera to come back (the same camera, by its bus and by-id names), reopened as it was. (default: forever)",
+                           kind: .text),
+                OptionSpec(names: ["--keep-last"], value: "<n>", help: "After each photo, delete all but the newest N photos this output template's runs recorded.", kind: .text),
+                OptionSpec(names: ["--keep-for"], value: "<duration>", help: "After each photo, delete those older than this, counted back from the newest, e.g. 7d, 12h.", kind: .text),
+                OptionSpec(names: ["--keep-bytes"], value: "<size>", help: "After each photo, delete the oldest until the photos take at most this, e.g. 2G.", kind: .text),
+                OptionSpec(names: ["--latest"], value: "<path>", help: "A link to (or copy of) the newest photo, replaced atomically after each one (for a web server).", kind: .file),
+                OptionSpec(names: ["--exec"], value: "<cmd> [<arg>...] ;",
+                           help: "Run this program after each photo, {path} {seq} {time} replaced in its arguments; no shell; one at a time (a photo saved while it runs gets none); its failures are logged, never fatal. End it with ';' (\\; in a shell).",
+                           kind: .text),
+                OptionSpec(names: ["--exec-timeout"], value: "<duration>", help: "Kill a hook that runs longer than this. (default: 60s)", kind: .text),
+            ]),
         ],
         discussion: """
             Ctrl-C stops after the current save: no partial file is left, the run is recorded as
@@ -168,7 +194,10 @@ enum CommandTable {
     /// What pick takes of snap's options: one picture per shutter, from a camera or the pattern,
     /// saved as snap saves it. Not --frames, --interval (one shutter, one picture), --fill,
     /// --jobs (storage tests) or a file or URL (nothing to preview).
-    private static let pickOmits: Set<String> = ["--frames", "--interval", "--fill", "--jobs", "--offline", "--user-from"]
+    private static let pickOmits: Set<String> = [
+        "--frames", "--interval", "--fill", "--jobs", "--offline", "--config", "--every", "--align", "--for", "--until", "--reconnect",
+        "--keep-last", "--keep-for", "--keep-bytes", "--latest", "--exec", "--exec-timeout", "--user-from",
+    ]
 
     static let pick = CommandSpec(
         name: "pick", abstract: "The camera picker: a window (or the terminal); the photo's path on stdout.",
@@ -182,7 +211,7 @@ enum CommandTable {
                                   help: "/dev/videoN, N, a /dev/v4l/by-id name, or 'pattern' (the built-in test pattern). (default: the first camera)",
                                   kind: .cameraOrPattern)
             })
-        } + [("PICKER OPTIONS", [
+        }.filter { !$0.options.isEmpty } + [("PICKER OPTIONS", [
             OptionSpec(names: ["--window"], help: "Show a window (GTK 4); exit 69 when there is no display or no GTK."),
             OptionSpec(names: ["--terminal"], help: "Show the camera in the terminal, even where there is a display."),
             OptionSpec(names: ["--timer"], value: "<seconds>", help: "The shutter takes the photo after this many seconds, counted down over the preview. (default: 0; the timer button counts 3)", kind: .text),

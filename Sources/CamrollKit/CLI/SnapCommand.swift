@@ -33,9 +33,9 @@ struct SnapCommand {
         }
 
         Trace.mark("options parsed")
-        let source: FrameSource
+        var opened: FrameSource?
         do {
-            source = try openSource(cancellation: cancellation, catalog: catalog, console: console)
+            opened = try openSource(cancellation: cancellation, catalog: catalog, console: console)
         } catch {
             // The camera's error is the one to report; the catalog is left to finish opening
             // (a migration is never cut short by the exit).
@@ -50,7 +50,8 @@ struct SnapCommand {
             return ExitCode(cancelledBy: cancellation.signal)
         }
         Trace.mark("source opened")
-        if let camera = source as? V4L2Camera, !options.global.quiet {
+        guard opened != nil else { throw CamrollError(.failure, "internal error: no source") }
+        if let camera = opened as? V4L2Camera, !options.global.quiet {
             for adjustment in camera.adjustments { console.warning(adjustment) }
             if camera.warmUpSettled == false {
                 console.warning(
@@ -58,6 +59,14 @@ struct SnapCommand {
                         + "\(Units.duration(microseconds: camera.warmUpMicroseconds)) (\(camera.warmUpFrames + 1) frames); "
                         + "taken as it was (a flickering light, a moving scene? --skip N takes a fixed number of frames)")
             }
+        }
+        var source: FrameSource = opened!
+        if options.isService, opened is V4L2Camera {
+            // A service outlives unplugs: the same camera is waited for and reopened as it was.
+            // The wrapper holds the only reference, so that an unplugged camera is closed at
+            // once (its driver is freed only when no one holds it).
+            source = Self.reconnecting(&opened, request: cameraRequest, cancellation: cancellation,
+                                       boundMicroseconds: options.reconnectMicroseconds)
         }
         // Called on the catalog's thread (BatchSaver): a camera's catalog may still be opening
         // on its own; a pattern's or a file's opens there, beside the encoding of the first frame.
@@ -123,6 +132,7 @@ struct SnapCommand {
                 if warned.withLock({ $0.insert(message).inserted }) { console.warning(message) }
             }
         }
+        let pacing = options.isService ? servicePacing(template: template, console: console, cancellation: cancellation, source: source) : nil
         let saver = BatchSaver(
             source: source, pipeline: pipeline,
             writer: writer,
@@ -130,9 +140,10 @@ struct SnapCommand {
             plan: BatchPlan(
                 count: options.count, frames: options.frames,
                 intervalMicroseconds: options.intervalMicroseconds, stamp: options.stamp, fill: options.fill, jobs: options.jobs,
-                template: template))
+                template: template, seqWidth: options.isService && !options.framesGiven ? 6 : nil))
+        saver.pacing = pacing
         let (summary, failure) = try saver.run(command: commandText())
-        if let camera = source as? V4L2Camera, !options.global.quiet {
+        if let camera = (source as? ReconnectingCamera)?.current ?? source as? V4L2Camera, !options.global.quiet {
             if camera.droppedFrames > 0 {
                 console.warning("\(camera.droppedFrames) broken frame(s) from \(camera.deviceName) were dropped")
             }
@@ -149,6 +160,55 @@ struct SnapCommand {
             return ExitCode(cancelledBy: cancellation.signal)
         }
         return .success
+    }
+
+    /// The camera in `opened`, moved into a `ReconnectingCamera` (`opened` is left nil).
+    private static func reconnecting(
+        _ opened: inout FrameSource?, request: V4L2Camera.Request, cancellation: Cancellation, boundMicroseconds: Int?
+    ) -> FrameSource {
+        let camera = opened as! V4L2Camera
+        opened = nil
+        return ReconnectingCamera(camera: camera, path: camera.deviceName, request: request, cancellation: cancellation,
+                                  boundMicroseconds: boundMicroseconds)
+    }
+
+    /// A service run's clock and chores (`--every`), its log and systemd's notifications; an
+    /// unplugged camera's events go to the same log and the catalog.
+    private func servicePacing(template: OutputTemplate, console: Console, cancellation: Cancellation, source: FrameSource) -> ServicePacing {
+        let log = ServiceLog(console: console, mode: options.global.json ? .json : options.global.quiet ? .none : .lines)
+        let notifier = ServiceNotifier(environment: environment)
+        if let problem = notifier.problem, !options.global.quiet { console.warning(problem) }
+        var settings = ServicePacing.Settings(periodMicroseconds: options.everyMicroseconds ?? 1_000_000)
+        settings.aligned = options.aligned
+        settings.forMicroseconds = options.forMicroseconds
+        settings.untilMicroseconds = options.untilMicroseconds
+        settings.retention = options.retention
+        settings.template = template.text
+        settings.latest = options.latest
+        settings.hook = options.hook
+        settings.hookTimeoutMicroseconds = options.hookTimeoutMicroseconds
+        let pacing = ServicePacing(settings: settings, cancellation: cancellation, log: log, notifier: notifier)
+        if let camera = source as? ReconnectingCamera {
+            camera.shouldEnd = { [weak pacing] in pacing?.endReached() ?? false }
+            camera.onEvent = { [weak pacing, unowned camera] event in
+                guard let pacing else { return }
+                switch event {
+                case .unplugged(let why):
+                    pacing.cameraWasAway = true
+                    log.event("unplugged", why + "; waiting for it to come back")
+                    pacing.record(.init(.unplugged, detail: why))
+                case .waiting:
+                    pacing.stillWaiting()
+                case .otherCamera(let identity):
+                    log.event("unplugged", "another camera is at \(camera.deviceName): \(identity); not taken")
+                case .reconnected(let away, let tries):
+                    log.event("reconnected", "\(camera.deviceName) is back after \(Units.duration(microseconds: away)) (\(tries) tries)",
+                              fields: ["away_s": Double(away) / 1e6])
+                    pacing.record(.init(.reconnected, count: tries, detail: "away \(Units.duration(microseconds: away))"))
+                }
+            }
+        }
+        return pacing
     }
 
     /// The catalog; for a fill of the copy-on-write file system the catalog is on (`template`'s),
@@ -241,6 +301,8 @@ struct SnapCommand {
             return JSONProgress(console: console, sourceFields: warmUp)
         }
         if options.global.quiet { return QuietProgress() }
+        // A service's photos are logged one a line by its pacing (ServiceLog); the summary as ever.
+        if options.isService { return PlainProgress(console: console, showProgress: false, detailed: true) }
         if options.toStandardOutput { return StandardOutputProgress(console: console, showProgress: !options.global.noProgress) }
         // One photo is one line, its path; a storage test's figures for more (or with --stats).
         let detailed = options.stats || options.count * options.frames > 1

@@ -98,7 +98,24 @@ public struct SnapOptions: Sendable {
     public var timerSeconds = 0
     /// `pick --mirror`: the preview mirrored from the start.
     public var mirror = false
+    /// A service run (`--every` and what goes with it; see `ServicePacing`).
+    public var everyMicroseconds: Int?
+    public var aligned = true
+    public var forMicroseconds: Int?
+    /// `--until`, wall clock, µs since the epoch.
+    public var untilMicroseconds: Int?
+    /// `--reconnect`: how long an unplugged camera is waited for; nil: forever with --every,
+    /// not at all without it.
+    public var reconnectMicroseconds: Int?
+    public var retention = RetentionPolicy()
+    public var latest: String?
+    public var hook: [String]?
+    public var hookTimeoutMicroseconds = 60_000_000
+    /// `--frames` was given (with --every, the run ends after that many photos; else never).
+    public var framesGiven = false
     public var global = GlobalOptions()
+
+    public var isService: Bool { everyMicroseconds != nil }
 
     public static let maxCount = 1_000_000_000
     public static let defaultPatternResolution = Resolution(width: 1280, height: 720)
@@ -106,6 +123,7 @@ public struct SnapOptions: Sendable {
     /// Parses snap's options, or pick's (snap's and its own).
     static func parse(_ arguments: [String], command: CommandSpec = CommandTable.snap) throws -> SnapOptions {
         var options = SnapOptions()
+        let arguments = command.name == "snap" ? try ServiceConfig.expand(arguments, command: command) : arguments
         var scanner = ArgumentScanner(arguments, command: command.name)
         var countGiven = false
         while let parsed = try scanner.next(in: command) {
@@ -187,7 +205,41 @@ public struct SnapOptions: Sendable {
                 } else {
                     options.warmUp = .frames(try ValueParser.integer(value, option: name, range: 0...10_000))
                 }
-            case "--frames": options.frames = try ValueParser.integer(value, option: name, range: 1...maxCount)
+            case "--frames":
+                options.frames = try ValueParser.integer(value, option: name, range: 1...maxCount)
+                options.framesGiven = true
+            case "--config": break  // read by ServiceConfig.expand, before
+            case "--every":
+                let period = try ValueParser.duration(value, option: name)
+                guard period >= 1_000 else {
+                    throw scanner.usageError("invalid value '\(value)' for '--every': the period must be at least 1ms, e.g. 500ms, 10s, 1m")
+                }
+                options.everyMicroseconds = period
+            case "--align":
+                switch value.lowercased() {
+                case "clock": options.aligned = true
+                case "none": options.aligned = false
+                default: throw scanner.usageError("invalid value '\(value)' for '--align': expected clock or none")
+                }
+            case "--for":
+                let length = try ValueParser.duration(value, option: name)
+                guard length > 0 else { throw scanner.usageError("'--for' must be above 0") }
+                options.forMicroseconds = length
+            case "--until": options.untilMicroseconds = try ValueParser.wallClock(value, option: name)
+            case "--reconnect": options.reconnectMicroseconds = try ValueParser.duration(value, option: name)
+            case "--keep-last": options.retention.keepLast = try ValueParser.integer(value, option: name, range: 1...maxCount)
+            case "--keep-for":
+                let length = try ValueParser.duration(value, option: name)
+                guard length > 0 else { throw scanner.usageError("'--keep-for' must be above 0") }
+                options.retention.keepForMicroseconds = length
+            case "--keep-bytes": options.retention.keepBytes = try ValueParser.size(value, option: name)
+            case "--latest": options.latest = try ValueParser.path(value, option: name)
+            case "--exec":
+                guard !value.isEmpty, value != ";" else { throw scanner.usageError("'--exec' needs a command, e.g. --exec upload {path} \\;") }
+                options.hook = [value] + (try scanner.values(until: ";", for: name))
+            case "--exec-timeout":
+                options.hookTimeoutMicroseconds = try ValueParser.duration(value, option: name)
+                guard options.hookTimeoutMicroseconds > 0 else { throw scanner.usageError("'--exec-timeout' must be above 0") }
             case "--interval": options.intervalMicroseconds = try ValueParser.duration(value, option: name)
             case "--timeout":
                 options.timeoutMicroseconds = try ValueParser.duration(value, option: name)
@@ -232,6 +284,10 @@ public struct SnapOptions: Sendable {
             }
         }
         try options.global.validate(scanner)
+        if options.isService && !options.framesGiven {
+            // No end but --for, --until, a signal: as many frames as there can be.
+            options.frames = maxCount / options.count
+        }
         if options.fill {
             // Every file's bytes unique, so that verify can tell a file overwritten by a later
             // one (a fake-capacity card wrapping around) from one merely damaged.
@@ -267,7 +323,32 @@ public struct SnapOptions: Sendable {
         ImageEdits(fit: isPicture ? resolution : nil, crop: crop, reencode: isPicture && qualityGiven, turn: turn)
     }
 
+    func validateService() throws {
+        let serviceOnly: [(Bool, String)] = [
+            (forMicroseconds != nil, "--for"), (untilMicroseconds != nil, "--until"), (!aligned, "--align"),
+            (reconnectMicroseconds != nil, "--reconnect"), (retention.keepLast != nil, "--keep-last"),
+            (retention.keepForMicroseconds != nil, "--keep-for"), (retention.keepBytes != nil, "--keep-bytes"),
+            (latest != nil, "--latest"), (hook != nil, "--exec"), (hookTimeoutMicroseconds != 60_000_000, "--exec-timeout"),
+        ]
+        if !isService, let (_, option) = serviceOnly.first(where: { $0.0 }) {
+            throw CamrollError.usage(
+                "'\(option)' belongs to a run on a clock: give --every too",
+                hint: "e.g. camroll snap --every 10s \(option) …; --frames K --interval D takes K photos with pauses between them.")
+        }
+        guard isService else { return }
+        let conflicts = [(intervalMicroseconds > 0, "--interval"), (fill, "--fill"), (toStandardOutput, "-o -"), (jobs > 1, "--jobs")]
+        if let (_, option) = conflicts.first(where: { $0.0 }) {
+            throw CamrollError.usage("'\(option)' cannot be used with --every",
+                                     hint: "--every takes a photo at each slot of the clock; --interval is a pause after each photo.")
+        }
+        if case .url = device { throw CamrollError.usage("--every takes photos from a camera or the pattern, not from a URL") }
+        if let untilMicroseconds, untilMicroseconds <= realtimeMicroseconds() {
+            throw CamrollError.usage("'--until' is in the past", hint: "Give a time to come, e.g. --until 18:00 or --until 2030-01-31T18:00.")
+        }
+    }
+
     func validate() throws {
+        try validateService()
         let (total, overflow) = count.multipliedReportingOverflow(by: frames)
         guard !overflow, total <= Self.maxCount else {
             throw CamrollError.usage("--count × --frames must be at most \(Self.maxCount)")

@@ -34,6 +34,8 @@ public final class V4L2Camera: FrameSource {
     static let singleFrameBufferCount: UInt32 = 2
 
     public let deviceName: String
+    /// Which camera this is, to know it again after an unplug (`ReconnectingCamera`).
+    public let identity: CameraIdentity
     /// Read when first asked for (only when EXIF is written): enumerating a camera's controls
     /// is dozens of ioctls on the way to the first photo.
     public private(set) lazy var origin = PhotoOrigin.camera(path: deviceName, card: card, controls: CameraControls(device: device))
@@ -89,6 +91,7 @@ public final class V4L2Camera: FrameSource {
             device.useLibv4l2()
             caps = try device.capabilities()
         }
+        identity = CameraIdentity(capabilities: caps, path: path)
         guard caps.canCapture else {
             throw CamrollError(.noInput, "\(path) (\(caps.card)) cannot capture video",
                                hint: "It may be a metadata node; list the cameras with 'camroll devices'.")
@@ -117,7 +120,7 @@ public final class V4L2Camera: FrameSource {
         }
     }
 
-    deinit { stopStreaming() }
+    deinit { close() }
 
     /// Streaming stopped, the buffers unmapped and the device closed now: the driver lets
     /// another handle (another process, or this one reopening it) stream at once, where it
@@ -529,7 +532,7 @@ public final class V4L2Camera: FrameSource {
         switch error.errno {
         case ENODEV, ENXIO:
             return CamrollError(.ioError, "\(deviceName) was disconnected",
-                                hint: "Frames saved before it went away are kept and recorded.")
+                                hint: "Frames saved before it went away are kept and recorded.", systemErrno: ENODEV)
         case EBUSY:
             return AccessCheck.busy(deviceName)
         case EIO where error.request == "VIDIOC_DQBUF" || error.request == "VIDIOC_QBUF":

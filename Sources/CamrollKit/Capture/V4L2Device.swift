@@ -58,7 +58,8 @@ public final class V4L2Device {
         throughLibv4l2 = cv4l2_fd_open(fd, &why, why.count) >= 0
     }
 
-    /// Closes the device now (once; the last reference going closes it too).
+    /// Closes the node now, not when the last reference goes (a camera unplugged: its driver is
+    /// freed only once no one holds it open). Every later call on it fails with EBADF.
     func close() {
         guard fd >= 0 else { return }
         cv4l2_close(fd)

@@ -410,7 +410,7 @@ public final class Catalog {
         try userErrors { try database.execute(on ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL") }
         syncsEveryCommit = on
     }
-    private var syncsEveryCommit = false
+    private(set) var syncsEveryCommit = false
 
     /// Inserts the run as `running`, takes its lock (`RunLock`) and commits, before anything is
     /// saved: whoever sees the row can also see that its writer is alive. The commit is synced

@@ -111,5 +111,24 @@ enum Migrations {
         ALTER TABLE saves ADD COLUMN directory_device INTEGER;
         ALTER TABLE saves ADD COLUMN directory_inode INTEGER;
         """,
+        // 7: a service run
+        // (`snap --every`). Its period, the slots it skipped (a capture that overran, a clock
+        // step, a camera away), and what happened along the way — one row per event, not per
+        // photo, so that a run of weeks adds a row only when something happens.
+        """
+        ALTER TABLE runs ADD COLUMN every_us INTEGER;
+        ALTER TABLE runs ADD COLUMN skipped_slots INTEGER;
+        CREATE TABLE run_events(
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            at TEXT NOT NULL,
+            kind TEXT NOT NULL
+                CHECK (kind IN ('skipped','clock','unplugged','reconnected','retention','hook','stopped')),
+            slot INTEGER,
+            count INTEGER,
+            detail TEXT
+        );
+        CREATE INDEX run_events_run ON run_events(run_id);
+        """,
     ]
 }

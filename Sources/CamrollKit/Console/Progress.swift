@@ -5,6 +5,9 @@ import Glibc
 public struct SaveProgress: Sendable {
     public var done: Int
     public var total: Int
+    /// `total` is only an upper bound: a service run with no count (`--every` without
+    /// `--frames`), ended by its clock or a signal.
+    public var openEnded = false
     public var bytes: Int
     /// Wall time since the run began: capture, encoding and `--interval` pauses included.
     public var elapsedMicroseconds: Int
@@ -107,7 +110,7 @@ func summaryText(_ summary: RunSummary, detailed: Bool = true) -> String {
     }
     let head: String
     // A fill's total is only an upper bound (a billion without -n): its count stands alone.
-    let count = p.freeBytes != nil ? "\(p.done)" : "\(p.done)/\(p.total)"
+    let count = p.freeBytes != nil || p.openEnded ? "\(p.done)" : "\(p.done)/\(p.total)"
     switch summary.status {
     case .completed where p.filled: head = "filled \(count)"
     case .completed, .running: head = "saved \(count)"

@@ -18,6 +18,9 @@ public struct BatchPlan: Sendable {
     /// Writers saving at once (`--jobs`), each its own files and sequence numbers.
     public var jobs = 1
     public var template: OutputTemplate
+    /// Digits of `{seq}` where the count says nothing of how many there will be (a service
+    /// run with no end): nil, as wide as the count.
+    public var seqWidth: Int?
     /// `-o -`: each frame's JPEG to standard output instead of saved copies (`count` is 1).
     public var toStandardOutput: Bool { template.text == OutputTemplate.standardOutput }
 
@@ -50,6 +53,8 @@ public final class BatchSaver: @unchecked Sendable {
     private var started: RunStart?
     /// The catalog's path, known once the run has started.
     private var catalogPath: String { started?.catalogPath ?? "" }
+    /// A service run's clock and chores (`snap --every`): nil for a batch.
+    var pacing: FramePacing?
 
     /// A run begun in the catalog.
     private struct RunStart {
@@ -119,6 +124,7 @@ public final class BatchSaver: @unchecked Sendable {
         defer { SignalWatcher.setSecondSignalAction(nil) }
 
         let state = State(total: plan.totalSaves, startedAt: monotonicMicroseconds(), jobs: writers.count)
+        state.progress.openEnded = plan.seqWidth != nil
         var failure: CamrollError?
         do {
             try saveAll(runRow: runRow, runUUID: runUUID, state: state)
@@ -219,11 +225,14 @@ public final class BatchSaver: @unchecked Sendable {
     }
 
     private func saveAll(runRow: Pending<RunStart>, runUUID: String, state: State) throws {
-        var seqWidth = String(plan.totalSaves).count
-        let frameWidth = String(plan.frames).count
+        var seqWidth = plan.seqWidth ?? String(plan.totalSaves).count
+        let frameWidth = plan.seqWidth ?? String(plan.frames).count
+        defer { pacing?.finished(recorder: recorder) }
         for frameIndex in 1...plan.frames {
             if cancellation.isCancelled { return }
-            if frameIndex > 1 && plan.intervalMicroseconds > 0 {
+            if let pacing {
+                guard pacing.awaitFrame() else { return }
+            } else if frameIndex > 1 && plan.intervalMicroseconds > 0 {
                 waitOrCancel(microseconds: plan.intervalMicroseconds)
                 if cancellation.isCancelled { return }
             }
@@ -237,6 +246,7 @@ public final class BatchSaver: @unchecked Sendable {
             Trace.mark("frame \(frameIndex) thumbnail made")
             state.pictureSize = Resolution(width: image.width, height: image.height)
             let runID = try runStarted(runRow, runUUID: runUUID).id
+            if frameIndex == 1 { pacing?.runStarted(runID, recorder: recorder) }
             let capture = Catalog.NewCapture(
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
@@ -316,6 +326,11 @@ public final class BatchSaver: @unchecked Sendable {
                 }
             }
             if state.progress.filled { return }
+            if let pacing, let path = state.lastPath {
+                pacing.frameSaved(
+                    SavedPhoto(path: path, seq: frameIndex * plan.count, time: frame.capturedAt, bytes: image.bytes.count, microseconds: 0),
+                    recorder: recorder)
+            }
         }
     }
 

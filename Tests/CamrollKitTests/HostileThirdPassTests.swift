@@ -440,6 +440,9 @@ extension HostileThirdPassTests {
             ALTER TABLE runs DROP COLUMN every_us; ALTER TABLE runs DROP COLUMN skipped_slots; DROP TABLE run_events;
             PRAGMA user_version = 5
             """)
+        // Only read (a dry run does not migrate it), the older catalog is listed all the same.
+        let dry = try CamrollBinary.run(["delete", "--run", "1", "--dry-run", "--db", db])
+        #expect(dry.status == 0 && dry.stdout.contains("dry run: would delete 3 file(s)"), "\(dry.stdout)\(dry.stderr)")
         #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-n", "3", "-o", dir.file("b/{seq}.jpg"), "--db", db, "--quiet"]).status == 0)
         let catalog = try CatalogReader(db)
         #expect(try catalog.int("PRAGMA user_version") == Migrations.steps.count)
@@ -506,5 +509,25 @@ extension HostileThirdPassTests {
         if FileManager.default.fileExists(atPath: dir.file("c.db")) {
             #expect(try CatalogReader(dir.file("c.db")).int("SELECT count(*) FROM runs WHERE status = 'running'") == 0)
         }
+    }
+
+    /// A row a stopped delete left `deleting` whose path a later save took with the same bytes
+    /// (a file: source saved twice to one name, in a catalog that did not mark the older row
+    /// `replaced`): repair once unlinked the later save's file, as if it were the deleted one.
+    @Test func repairNeverRemovesALaterSavesFileAtTheSamePath() throws {
+        let dir = try TemporaryDirectory()
+        let source = dir.file("source.jpg")
+        #expect(try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "-o", source, "--db", dir.file("other.db"), "--quiet"]).status == 0)
+        for extra in [[], ["--overwrite"]] {
+            let run = try CamrollBinary.run(["-d", "file:" + source, "-o", dir.file("a.jpg"), "--db", dir.file("c.db"), "--quiet"] + extra)
+            #expect(run.status == 0, "\(run.stderr)")
+        }
+        try Database(path: dir.file("c.db")).execute("UPDATE saves SET status = 'deleting' WHERE id = 1")
+        let repair = try CamrollBinary.run(["verify", "--repair", "--db", dir.file("c.db")])
+        #expect(repair.status == 0, "\(repair.stdout)\(repair.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("a.jpg")))
+        let catalog = try CatalogReader(dir.file("c.db"))
+        #expect(try catalog.text("SELECT status FROM saves WHERE id = 1") == "replaced")
+        #expect(try catalog.text("SELECT status FROM saves WHERE id = 2") == "saved")
     }
 }

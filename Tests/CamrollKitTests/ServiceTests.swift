@@ -193,6 +193,32 @@ import Testing
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
     }
 
+    /// An old photo changed since it was saved is kept, and said once: it once stayed among the
+    /// oldest and was refused again at every photo after (two synced commits, an event row and
+    /// a log line a photo, for weeks).
+    @Test func aChangedOldPhotoIsKeptAndSaidOnce() throws {
+        let dir = try TemporaryDirectory()
+        func run(_ frames: Int, keep: Int) throws -> CamrollBinary.Result {
+            try CamrollBinary.run([
+                "snap", "-d", "pattern", "-r", "160x120", "--every", "20ms", "--align", "none", "--frames", String(frames),
+                "--keep-last", String(keep), "-o", dir.file("out/{run}-{seq}.jpg"), "--db", dir.file("c.sqlite3"),
+            ])
+        }
+        #expect(try run(3, keep: 10).status == 0)
+        let changed = try FileHandle(forWritingTo: URL(fileURLWithPath: dir.file("out/1-1.jpg")))
+        changed.seekToEndOfFile()
+        changed.write(Data([0]))
+        try changed.close()
+        let second = try run(6, keep: 2)
+        #expect(second.status == 0, "\(second.stderr)")
+        let said = (second.stdout + second.stderr).components(separatedBy: "no longer match").count - 1
+        #expect(said == 1, "\(second.stdout)\(second.stderr)")
+        let catalog = try CatalogReader(dir.file("c.sqlite3"))
+        #expect(try catalog.int("SELECT count(*) FROM run_events WHERE kind = 'retention' AND detail LIKE '%no longer match%'") == 1)
+        #expect(FileManager.default.fileExists(atPath: dir.file("out/1-1.jpg")))
+        #expect(try catalog.text("SELECT status FROM saves WHERE path LIKE '%/1-1.jpg'") == "saved")
+    }
+
     /// SIGKILL at random moments of `--keep-last 10` runs (one template: each run's retention
     /// takes the earlier runs' photos too), `verify --repair` after each: catalog and disk agree,
     /// and never more than 10 + 1 (the photo saved before its retention) files are left.

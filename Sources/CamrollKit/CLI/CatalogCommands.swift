@@ -510,9 +510,11 @@ struct CatalogCommands {
         guard total > 0 else {
             throw CamrollError(.noInput, "nothing to delete: no saved file matches in \(catalog.path)")
         }
-        // In the order of the saves' ids, as verify reads them (see Verifier.RowQuery.batch).
+        // In the order of the saves' ids, as verify reads them (see Verifier.RowQuery.batch). A
+        // catalog only read (a dry run) may predate the saves' directories (schema step 6).
+        let directories = try catalog.recordsSaveDirectories() ? "s.directory_device, s.directory_inode" : "NULL, NULL"
         let next = try catalog.database.prepare(
-            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, s.directory_device, s.directory_inode "
+            "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.status, \(directories) "
                 + "FROM saves s CROSS JOIN captures c ON c.id = s.capture_id "
                 + "WHERE \(filter) AND (\(statuses)) AND s.id <= \(last) AND s.id > ? ORDER BY s.id LIMIT \(Self.deleteBatch)")
         var tally = DeleteTally()
@@ -521,12 +523,7 @@ struct CatalogCommands {
         while !cancellation.isCancelled {
             var batch: [DeleteTarget] = []
             try next.bind(.int(after))
-            while try next.step() {
-                let directory = next.isNull(5) || next.isNull(6)
-                    ? nil : FileIdentity(device: UInt64(bitPattern: Int64(next.int(5))), inode: UInt64(bitPattern: Int64(next.int(6))))
-                batch.append(DeleteTarget(id: next.int(0), path: next.text(1) ?? "", bytes: next.int(2),
-                                          hash: next.text(3) ?? "", status: next.text(4) ?? "", directory: directory))
-            }
+            while try next.step() { batch.append(DeleteTarget(next)) }
             guard let last = batch.last else { break }
             after = last.id
             if dryRun {

@@ -193,7 +193,8 @@ enum CommandTable {
 
     /// What pick takes of snap's options: one picture per shutter, from a camera or the pattern,
     /// saved as snap saves it. Not --frames, --interval (one shutter, one picture), --fill,
-    /// --jobs (storage tests) or a file or URL (nothing to preview).
+    /// --jobs (storage tests), a file's or URL's (--offline, --user-from: nothing to preview) or
+    /// a service run's (--config, --every and the rest: one photo, then the caller has it).
     private static let pickOmits: Set<String> = [
         "--frames", "--interval", "--fill", "--jobs", "--offline", "--config", "--every", "--align", "--for", "--until", "--reconnect",
         "--keep-last", "--keep-for", "--keep-bytes", "--latest", "--exec", "--exec-timeout", "--user-from",

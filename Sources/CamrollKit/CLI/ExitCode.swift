@@ -1,6 +1,6 @@
 import Glibc
 
-/// Process exit statuses, from sysexits(3). Scripts depend on these numbers (DESIGN.md).
+/// Process exit statuses, from sysexits(3). Scripts depend on these numbers (README's table).
 public enum ExitCode: Int32, Sendable {
     case success = 0
     /// `verify` found problems, or a failure with no more specific code.

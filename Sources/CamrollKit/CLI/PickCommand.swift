@@ -6,6 +6,14 @@ import Glibc
 /// path(s), one JSON object (`--json`), or the JPEG (`-o -`). Cancelled, it saves nothing,
 /// records nothing, prints nothing on stdout and exits 130.
 struct PickCommand {
+    /// An error's hint in pick, where nothing is saved before the shutter: snap's about the
+    /// frames an unplugged run kept does not apply; any other (the fix for a busy or forbidden
+    /// camera) stays, before it.
+    static func nothingSaved(_ hint: String?) -> String {
+        guard let hint, !hint.contains("saved before") else { return "Nothing was saved." }
+        return hint + " Nothing was saved."
+    }
+
     let options: SnapOptions
     let environment: [String: String]
     let arguments: [String]
@@ -74,9 +82,7 @@ struct PickCommand {
                 do {
                     outcome = try picker.run()
                 } catch var error as CamrollError {
-                    // Nothing is saved before the shutter, whatever snap's hint says about a run
-                    // (an unplugged camera's: "frames saved before it went away are kept").
-                    error.hint = "Nothing was saved."
+                    error.hint = Self.nothingSaved(error.hint)
                     window.showMessage(error.message, detail: error.hint, cancellation: cancellation)
                     throw error
                 }
@@ -91,9 +97,8 @@ struct PickCommand {
                 throw CamrollError(.failure, "internal error: pick has neither a window nor a terminal")
             }
         } catch var error as CamrollError {
-            // Said after the terminal is given back (the defer above runs first). Nothing is
-            // saved before the shutter, whatever snap's hint would say about a run.
-            error.hint = "Nothing was saved."
+            // Said after the terminal is given back (the defer above runs first).
+            error.hint = Self.nothingSaved(error.hint)
             _ = try? pendingCatalog.value()
             throw error
         }

@@ -2,7 +2,7 @@
 /// to k in one transaction. Never edit a released step: add a new one.
 enum Migrations {
     static let steps: [String] = [
-        // 1: runs, captures, saves — the column names are a contract (DESIGN.md).
+        // 1: runs, captures, saves — the column names are a contract (docs/catalog.md).
         """
         CREATE TABLE runs(
             id INTEGER PRIMARY KEY,

@@ -97,7 +97,7 @@ public struct Repair {
     private func finishDeletions(_ selection: Verifier.Selection, into result: inout Result) throws {
         // A delete at work now: its rows are `deleting` for the moment, and its own to finish.
         guard !RunLock.isHeld(run: RunLock.deletionByte, catalog: catalog.path) else { return }
-        var sql = "SELECT s.id, s.path, s.bytes, s.xxh128, s.directory_device, s.directory_inode "
+        var sql = "SELECT s.id, s.path, \(Catalog.plausibleBytes), s.xxh128, s.directory_device, s.directory_inode "
             + "FROM saves s JOIN captures c ON c.id = s.capture_id WHERE s.status = 'deleting'"
         if case .run(let id) = selection { sql += " AND c.run_id = \(id)" }
         let rows: [(id: Int, path: String, bytes: Int, hash: String, directory: FileIdentity?)] = try catalog.userErrors {
@@ -112,9 +112,16 @@ public struct Repair {
         }
         guard !rows.isEmpty else { return }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        // As `delete` does it: only in the directory the file was saved into (SaveDirectories).
+        // As `delete` does it: only in the directory the file was saved into (SaveDirectories),
+        // and never a file a later save of the same path owns now (its row becomes `replaced`).
         let directories = SaveDirectories()
+        let laterOwner = try catalog.userErrors { try SaveDeletion(catalog: catalog).laterOwnerQuery() }
+        var replaced: Set<Int> = []
         for row in rows {
+            if try catalog.userErrors({ try laterOwner.bind(.text(row.path), .int(row.id)).stepInt() }) != nil {
+                replaced.insert(row.id)
+                continue
+            }
             guard case .directory(let directoryFD) = directories.open(PathText.directory(of: row.path), recorded: row.directory) else {
                 continue  // gone with its directory, or not the run's directory: nothing of the run's to remove
             }
@@ -134,8 +141,8 @@ public struct Repair {
         }
         try catalog.userErrors {
             try catalog.database.transaction {
-                let mark = try catalog.database.prepare("UPDATE saves SET status = 'deleted' WHERE id = ?")
-                for row in rows { try mark.bind(.int(row.id)).run() }
+                let mark = try catalog.database.prepare("UPDATE saves SET status = ? WHERE id = ?")
+                for row in rows { try mark.bind(.text(replaced.contains(row.id) ? "replaced" : "deleted"), .int(row.id)).run() }
             }
         }
         result.deletionsFinished += rows.count

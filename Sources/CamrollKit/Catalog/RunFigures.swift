@@ -70,4 +70,9 @@ extension Catalog {
     func keepsRunTotals() throws -> Bool {
         try (database.scalarInt("PRAGMA user_version") ?? 0) >= 5
     }
+
+    /// Whether its saves record the directory they went into (schema step 6).
+    func recordsSaveDirectories() throws -> Bool {
+        try (database.scalarInt("PRAGMA user_version") ?? 0) >= 6
+    }
 }

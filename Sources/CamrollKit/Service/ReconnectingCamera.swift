@@ -68,6 +68,12 @@ final class ReconnectingCamera: FrameSource {
         self.lastOrigin = camera.origin
     }
 
+    /// Lets the camera go now (FrameSource's promise), whoever still holds this object.
+    func close() {
+        camera?.close()
+        camera = nil
+    }
+
     var current: V4L2Camera? { camera }
 
     /// Tries back off to one every 5 s: trying costs nothing, and a camera back is used at once.

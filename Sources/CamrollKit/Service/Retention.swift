@@ -73,7 +73,8 @@ final class Retention: @unchecked Sendable {
     struct Outcome: Sendable {
         var deleted = 0
         var bytes = 0
-        /// Kept because they are no longer what was saved (or not regular files).
+        /// Kept: no longer what was saved, not regular files, or in a directory other than the
+        /// one their run saved into (each said once: the query's floor passes them).
         var refused: [String] = []
     }
 
@@ -104,6 +105,11 @@ final class Retention: @unchecked Sendable {
             return Outcome()
         }
         var tally = SaveDeletion.Tally()
+        // A delete at work, as `camroll delete` holds it: a repair or a delete beside this one
+        // leaves the rows it marks `deleting` to it. (Best effort, as there.)
+        let deletionLock = try? RunLock(catalog: catalog.path)
+        _ = deletionLock?.holdForDeletion()
+        defer { withExtendedLifetime(deletionLock) {} }
         // Each mark synced before the unlinks it covers, as `delete` does.
         let synced = catalog.syncsEveryCommit
         if !synced { try catalog.syncEveryCommit(true) }
@@ -119,9 +125,11 @@ final class Retention: @unchecked Sendable {
             UPDATE captures SET thumbnail = NULL WHERE id IN (\(gone)) AND thumbnail IS NOT NULL
               AND NOT EXISTS (SELECT 1 FROM saves WHERE capture_id = captures.id AND status != 'deleted' AND status != 'replaced')
             """)
-        // Those kept for not matching stay below the floor's query only while they are rows
-        // to consider; they are refused again each time, so the floor passes only deleted rows.
-        floor = tally.refused.isEmpty ? targets[expiring].id : targets.first?.id ?? floor
-        return Outcome(deleted: tally.deleted + tally.alreadyMissing, bytes: tally.deletedBytes, refused: tally.refused)
+        // Those kept (changed, not a file, elsewhere) are said once and left below the floor:
+        // refused at every photo after, each would cost two synced commits, an event row and a
+        // log line a photo for the rest of the run.
+        floor = targets[expiring].id
+        let kept = tally.refused + tally.notFiles + tally.elsewhereDirectories.map { "files in \($0)" }
+        return Outcome(deleted: tally.deleted + tally.alreadyMissing, bytes: tally.deletedBytes, refused: kept)
     }
 }

@@ -1,4 +1,4 @@
-# pick's GTK window on vivid: the host's root (its GTK, Xvfb, xdotool, ImageMagick) shared
+# pick's GTK window on vivid: the host's root (its GTK, Xvfb, xdotool, xwd) shared
 # read-only and chrooted into, two vivid cameras, window.sh run there.
 . /scenarios/common.sh
 host_root /host || { echo "cannot mount the host's root" >"$OUT/host-root.err"; exit 1; }

@@ -124,8 +124,9 @@ def main():
     catalogs = [(size, build(f"{size}.sqlite3", size)) for size in sizes]
 
     # Bytes per save: the same 100 000 saves with a thumbnail on every tenth capture and on each.
+    # (Before any measurement adds runs to the empty catalog.)
     sparse, dense = build("bytes-sparse.sqlite3", 100_000), build("bytes-dense.sqlite3", 100_000, "--thumbnails")
-    per_save = lambda path: (os.path.getsize(path) - os.path.getsize(empty)) / 100_000
+    per_save = {path: (os.path.getsize(path) - os.path.getsize(empty)) / 100_000 for path in (sparse, dense)}
 
     def per_run_commands(catalog):
         db = sqlite3.connect(catalog)
@@ -167,8 +168,8 @@ def main():
         for command, sql, lines in scans:
             print(f"- {' '.join(command)}: {lines} in {sql[:160]}")
 
-    print(f"\ncatalog bytes per save: {per_save(sparse):.0f} with a thumbnail on every tenth capture, "
-          f"{per_save(dense):.0f} with one on every capture (runs of 1-10 000 saves, one capture each)")
+    print(f"\ncatalog bytes per save: {per_save[sparse]:.0f} with a thumbnail on every tenth capture, "
+          f"{per_save[dense]:.0f} with one on every capture (runs of 1-10 000 saves, one capture each)")
 
 
 if __name__ == "__main__":

@@ -604,6 +604,34 @@ import Testing
         #expect(kitty.hasPrefix("\u{1B}_G"))
     }
 
+    /// The preview's YUV conversion (fixed point, from tables) is BT.601 as the formula in
+    /// doubles gives it, to within one level, over a grid of Y, U and V, in both ranges.
+    @Test(arguments: [false, true]) func previewConversionIsBT601WithinOneLevel(fullRange: Bool) throws {
+        let levels = Array(stride(from: 0, through: 255, by: 5))
+        var bytes: [UInt8] = []
+        var expected: [(Int, Int, Int)] = []
+        let luma = fullRange ? (1.0, 0.0) : (255.0 / 219.0, 16.0)
+        let chroma = fullRange ? 1.0 : 255.0 / 224.0
+        func level(_ value: Double) -> Int { Int(max(0, min(255, value.rounded()))) }
+        for y in levels { for u in levels { for v in levels {
+            bytes += [UInt8(y), UInt8(u), UInt8(y), UInt8(v)]
+            let l = (Double(y) - luma.1) * luma.0, cb = Double(u - 128) * chroma, cr = Double(v - 128) * chroma
+            expected.append((level(l + 1.402 * cr), level(l - 0.344136 * cb - 0.714136 * cr), level(l + 1.772 * cb)))
+        } } }
+        let width = 2 * expected.count
+        let frame = Frame(format: .yuyv, width: width, height: 1, bytesPerLine: width * 2, bytes: bytes, sequence: 1,
+                          capturedAt: Date(), fullRange: fullRange)
+        let picture = try PreviewScaler().picture(of: frame, width: width, height: 1)
+        #expect(picture.width == width)
+        var worst = 0
+        for (index, want) in expected.enumerated() {
+            let at = index * 2 * 3
+            worst = max(worst, abs(Int(picture.pixels[at]) - want.0), abs(Int(picture.pixels[at + 1]) - want.1),
+                        abs(Int(picture.pixels[at + 2]) - want.2))
+        }
+        #expect(worst <= 1, "a channel \(worst) levels from BT.601")
+    }
+
     @Test func previewScalingSamplesYUYVAndDecodesJPEGSmall() throws {
         let frame = try TestPattern(resolution: Resolution(width: 640, height: 480)).nextFrame()
         let sampled = try PreviewScaler().picture(of: frame, width: 160, height: 120)

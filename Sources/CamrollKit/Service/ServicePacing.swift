@@ -49,6 +49,10 @@ final class ServicePacing: FramePacing, @unchecked Sendable {
     private let startedMonotonic = monotonicMicroseconds()
     private var runID: Int?
     private var recorder: SaveRecorder?
+    /// Events from before the run's row exists (a first capture that overran its slot: its skips
+    /// come before the row is committed), recorded once it does. Guarded: a hook's thread
+    /// records too.
+    private let eventsBeforeTheRun = Locked<(runID: Int?, recorder: SaveRecorder?, events: [Catalog.Event])>((nil, nil, []))
     private(set) var skippedSlots = 0
     private var photos = 0
     private var slotStartedMonotonic = 0
@@ -76,12 +80,26 @@ final class ServicePacing: FramePacing, @unchecked Sendable {
     func runStarted(_ runID: Int, recorder: SaveRecorder) {
         self.runID = runID
         self.recorder = recorder
-        let period = settings.periodMicroseconds
-        _ = recorder.begin { catalog in try catalog.recordSchedule(run: runID, everyMicroseconds: period, skippedSlots: 0) }
+        let (period, total) = (settings.periodMicroseconds, skippedSlots)
+        _ = recorder.begin { catalog in try catalog.recordSchedule(run: runID, everyMicroseconds: period, skippedSlots: total) }
+        let waiting = eventsBeforeTheRun.withLock { state in
+            state.runID = runID
+            state.recorder = recorder
+            defer { state.events = [] }
+            return state.events
+        }
+        for event in waiting { _ = recorder.begin { catalog in try catalog.recordEvent(event, run: runID) } }
     }
 
     func record(_ event: Catalog.Event) {
-        guard let runID, let recorder else { return }
+        let target = eventsBeforeTheRun.withLock { state -> (Int, SaveRecorder)? in
+            guard let runID = state.runID, let recorder = state.recorder else {
+                state.events.append(event)
+                return nil
+            }
+            return (runID, recorder)
+        }
+        guard let (runID, recorder) = target else { return }
         _ = recorder.begin { catalog in try catalog.recordEvent(event, run: runID) }
     }
 

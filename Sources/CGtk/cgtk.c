@@ -204,8 +204,11 @@ static void on_selected(GtkWidget *menu, GParamSpec *property, void *data) {
     if (ui.updating) return;
     push((int)(intptr_t)data, (int)GTK(gtk_drop_down_get_selected)(menu), 0);
     /* Chosen: Space and Enter are the shutter's again, once the menu has closed (closing, it
-     * gives the focus back to itself, after this). */
+     * gives the focus back to itself, after this). Taken back more than once: a slow machine
+     * (a few frames a second) finishes closing the menu well after the first. */
     GTK(g_timeout_add)(200, on_refocus, NULL);
+    GTK(g_timeout_add)(700, on_refocus, NULL);
+    GTK(g_timeout_add)(1500, on_refocus, NULL);
 }
 
 static void on_control_value(GtkWidget *scale, void *data) {

@@ -11,7 +11,7 @@ struct PickCommand {
     /// camera) stays, before it.
     static func nothingSaved(_ hint: String?) -> String {
         guard let hint, !hint.contains("saved before") else { return "Nothing was saved." }
-        return hint + " Nothing was saved."
+        return hint.hasSuffix("Nothing was saved.") ? hint : hint + " Nothing was saved."
     }
 
     let options: SnapOptions

@@ -94,7 +94,7 @@ sleep 0.5
 key space
 sleep 1
 key End Return
-sleep 1.5
+sleep 3
 shot switch-after
 v4l2-ctl -d /dev/video1 --stream-mmap --stream-count=1 --stream-to=/dev/null >"$OUT/stream-video1.txt" 2>&1
 v4l2-ctl -d /dev/video0 --stream-mmap --stream-count=1 --stream-to=/dev/null >"$OUT/stream-video0.txt" 2>&1

@@ -85,21 +85,11 @@ public struct ImageTurn: Sendable, Equatable {
 
     /// One tjTransform; nil when it is refused as not perfect.
     private static func transform(_ jpeg: [UInt8], op: TJXOP, options: Int32) throws -> [UInt8]? {
-        guard let handle = tjInitTransform() else { throw CamrollError(.failure, "cannot initialise the JPEG transformer") }
-        defer { tjDestroy(handle) }
         var transform = tjtransform()
         transform.op = Int32(op.rawValue)
         transform.options = options
-        var output: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        let status = jpeg.withUnsafeBufferPointer {
-            tjTransform(handle, $0.baseAddress, UInt(jpeg.count), 1, &output, &size, &transform, 0)
+        return try LosslessCrop.apply(jpeg, transform) { why in
+            options & TJXOPT_PERFECT != 0 ? nil : CamrollError(.dataError, "cannot transform the JPEG: \(why)")
         }
-        defer { tjFree(output) }
-        guard status == 0, let output else {
-            if options & TJXOPT_PERFECT != 0 { return nil }
-            throw CamrollError(.dataError, "cannot transform the JPEG: \(String(cString: tjGetErrorStr2(handle)))")
-        }
-        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 }

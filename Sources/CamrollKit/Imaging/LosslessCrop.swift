@@ -30,12 +30,22 @@ enum LosslessCrop {
 
     /// The part `rect` (on the MCU grid, in stored pixels) of `jpeg`.
     static func crop(_ jpeg: [UInt8], to rect: PixelRect) throws -> [UInt8] {
-        guard let handle = tjInitTransform() else { throw CamrollError(.failure, "cannot initialise the JPEG transformer") }
-        defer { tjDestroy(handle) }
         var transform = tjtransform()
         transform.r = tjregion(x: Int32(rect.x), y: Int32(rect.y), w: Int32(rect.width), h: Int32(rect.height))
         transform.op = Int32(TJXOP_NONE.rawValue)
         transform.options = TJXOPT_CROP
+        let failure = { (why: String) in CamrollError(.dataError, "cannot crop the JPEG to \(rect): \(why)") }
+        guard let cropped = try apply(jpeg, transform, failure: failure) else { throw failure("no output") }
+        return cropped
+    }
+
+    /// One tjTransform of `jpeg` (a crop, a turn, greyscale: ImageTurn's too). On failure,
+    /// `failure` gets turbojpeg's reason and gives the error to throw, or nil where a failure is
+    /// a refusal (TJXOPT_PERFECT: the turn cannot be done losslessly) and nil is returned.
+    static func apply(_ jpeg: [UInt8], _ transform: tjtransform, failure: (String) -> CamrollError?) throws -> [UInt8]? {
+        guard let handle = tjInitTransform() else { throw CamrollError(.failure, "cannot initialise the JPEG transformer") }
+        defer { tjDestroy(handle) }
+        var transform = transform
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
         let status = jpeg.withUnsafeBufferPointer {
@@ -43,7 +53,8 @@ enum LosslessCrop {
         }
         defer { tjFree(output) }
         guard status == 0, let output else {
-            throw CamrollError(.dataError, "cannot crop the JPEG to \(rect): \(String(cString: tjGetErrorStr2(handle)))")
+            if let error = failure(String(cString: tjGetErrorStr2(handle))) { throw error }
+            return nil
         }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }

@@ -43,7 +43,8 @@ def main():
     db = sqlite3.connect(arguments.catalog)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=OFF")
-    thumbnail, xxh128, jpeg_bytes = db.execute("SELECT thumbnail, xxh128, jpeg_bytes FROM captures").fetchone()
+    thumbnail, xxh128, jpeg_bytes = db.execute(
+        "SELECT t.jpeg, c.xxh128, c.jpeg_bytes FROM captures c JOIN thumbnails t ON t.capture_id = c.id").fetchone()
     columns = {row[1] for row in db.execute("PRAGMA table_info(runs)")}
     with_totals = "saved_count" in columns
 
@@ -62,14 +63,17 @@ def main():
             db.execute("UPDATE runs SET saved_count = ?, saved_bytes = ?, saving_us = ? WHERE id = ?",
                        (count, count * jpeg_bytes, count * 40, run_id))
         cursor = db.execute(
-            "INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width, height, jpeg_quality, jpeg_bytes, xxh128, thumbnail)"
-            " VALUES (?, lower(hex(randomblob(16))), ?, 1, 'YUYV', 640, 480, 85, ?, ?, ?)",
-            (run_id, at, jpeg_bytes, xxh128, thumbnail if arguments.thumbnails or run % 10 == 0 else None))
+            "INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width, height, jpeg_quality, jpeg_bytes, xxh128)"
+            " VALUES (?, lower(hex(randomblob(16))), ?, 1, 'YUYV', 640, 480, 85, ?, ?)",
+            (run_id, at, jpeg_bytes, xxh128))
+        capture_id = cursor.lastrowid
+        if arguments.thumbnails or run % 10 == 0:
+            db.execute("INSERT INTO thumbnails(capture_id, jpeg) VALUES (?, ?)", (capture_id, thumbnail))
         db.execute(
             "WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < ?)"
             " INSERT INTO saves(capture_id, seq, path, bytes, xxh128, saved_at, duration_us, synced, status)"
             " SELECT ?, n, ? || n || '.jpg', ?, ?, ?, 40, 0, 'saved' FROM seq",
-            (count, cursor.lastrowid, f"/srv/camroll/{run}/", jpeg_bytes, xxh128, at))
+            (count, capture_id, f"/srv/camroll/{run}/", jpeg_bytes, xxh128, at))
         left -= count
         if run % 500 == 0:
             db.commit()

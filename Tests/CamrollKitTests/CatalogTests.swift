@@ -13,7 +13,8 @@ import Testing
         for (table, columns) in [
             ("runs", ["id", "uuid", "started_at", "finished_at", "command", "device", "requested_count", "status", "error"]),
             ("captures", ["id", "run_id", "uuid", "captured_at", "frame_sequence", "pixel_format", "width", "height",
-                          "jpeg_quality", "jpeg_bytes", "xxh128", "thumbnail"]),
+                          "jpeg_quality", "jpeg_bytes", "xxh128"]),
+            ("thumbnails", ["capture_id", "jpeg"]),
             ("saves", ["id", "capture_id", "seq", "path", "bytes", "xxh128", "saved_at", "duration_us", "synced", "status"]),
         ] {
             let statement = try catalog.database.prepare("SELECT name FROM pragma_table_info('\(table)')")
@@ -21,6 +22,29 @@ import Testing
             while try statement.step() { names.append(statement.text(0) ?? "") }
             for column in columns { #expect(names.contains(column), "\(table).\(column)") }
         }
+    }
+
+    /// A catalog of schema 7 (thumbnails in the captures' rows) opened by this camroll: each
+    /// thumbnail moved to the thumbnails table, byte for byte, the column gone, nothing else
+    /// changed.
+    @Test func thumbnailsMoveToTheirOwnTable() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("c.sqlite3")
+        let old = try Database(path: path)
+        for step in Migrations.steps[0..<7] { try old.execute(step) }
+        try old.execute("""
+            PRAGMA user_version=7;
+            INSERT INTO runs(id, uuid, started_at, command, device, requested_count, status)
+                VALUES (1, 'r', '2026-12-07T10:00:00.000Z', 'camroll snap', 'pattern', 2, 'completed');
+            INSERT INTO captures(id, run_id, uuid, captured_at, pixel_format, width, height, jpeg_bytes, xxh128, thumbnail)
+                VALUES (1, 1, 'a', '2026-12-07T10:00:00.000Z', 'RGB3', 64, 48, 10, 'h1', x'ffd8ffd9'),
+                       (2, 1, 'b', '2026-12-07T10:00:01.000Z', 'RGB3', 64, 48, 10, 'h2', NULL);
+            """)
+        let catalog = try Catalog(path: path)
+        #expect(try catalog.database.scalarInt("PRAGMA user_version") == Catalog.schemaVersion)
+        #expect(try catalog.database.scalarText("SELECT group_concat(capture_id || ':' || hex(jpeg)) FROM thumbnails") == "1:FFD8FFD9")
+        #expect(try catalog.database.scalarInt("SELECT count(*) FROM pragma_table_info('captures') WHERE name = 'thumbnail'") == 0)
+        #expect(try catalog.database.scalarInt("SELECT count(*) FROM captures") == 2)
     }
 
     @Test func reopeningDoesNotMigrateAgain() throws {

@@ -522,14 +522,14 @@ import Testing
         let frame = try TestPattern(resolution: Resolution(width: 1280, height: 720)).nextFrame()
         #expect(try JPEGEncoder().encode(frame, quality: quality + 1).bytes.count + exifBytes > 20 * 1024)
 
-        let thumbnail = try #require(try catalog.database.prepare("SELECT thumbnail FROM captures").stepBlob())
+        let thumbnail = try #require(try catalog.database.prepare("SELECT jpeg FROM thumbnails").stepBlob())
         let (header, _) = try JPEGDecoder().decodeRGB(thumbnail)
         #expect(header == JPEGDecoder.Header(width: 160, height: 90))
 
         let none = try CamrollBinary.run(["-d", "pattern", "-r", "64x48", "--thumbnail", "none", "-o", dir.file("b.jpg"),
                                           "--db", dir.file("c.sqlite3")])
         #expect(none.status == 0)
-        #expect(try catalog.int("SELECT count(*) FROM captures WHERE thumbnail IS NULL") == 1)
+        #expect(try catalog.int("SELECT count(*) FROM captures WHERE id NOT IN (SELECT capture_id FROM thumbnails)") == 1)
 
         let tooSmall = try CamrollBinary.run(["-d", "pattern", "-r", "1280x720", "--max-bytes", "1K", "-o", dir.file("c.jpg"),
                                               "--db", dir.file("c.sqlite3")])

@@ -12,7 +12,7 @@ import Testing
 
     func thumbnailSize(_ dir: TemporaryDirectory) throws -> JPEGDecoder.Header {
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
-        let thumbnail = try #require(try catalog.database.prepare("SELECT thumbnail FROM captures ORDER BY id DESC").stepBlob())
+        let thumbnail = try #require(try catalog.database.prepare("SELECT jpeg FROM thumbnails ORDER BY capture_id DESC").stepBlob())
         return try JPEGDecoder().decodeRGB(thumbnail).0
     }
 
@@ -131,7 +131,7 @@ import Testing
         #expect(try thumbnailSize(dir) == JPEGDecoder.Header(width: 96, height: 64))
         // Left edge: no cyan ink (C stored as 255) → red.
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
-        let thumbnail = try #require(try catalog.database.prepare("SELECT thumbnail FROM captures").stepBlob())
+        let thumbnail = try #require(try catalog.database.prepare("SELECT jpeg FROM thumbnails").stepBlob())
         let rgb = try JPEGDecoder().decodeRGB(thumbnail).1
         #expect(rgb[0] > 200 && rgb[1] > 200, "first pixel \(rgb[0...2])")
         let right = (96 - 1) * 3

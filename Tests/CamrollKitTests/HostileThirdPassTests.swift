@@ -438,7 +438,7 @@ extension HostileThirdPassTests {
             """
             ALTER TABLE saves DROP COLUMN directory_device; ALTER TABLE saves DROP COLUMN directory_inode;
             ALTER TABLE runs DROP COLUMN every_us; ALTER TABLE runs DROP COLUMN skipped_slots; DROP TABLE run_events;
-            PRAGMA user_version = 5
+            \(OlderSchema.thumbnailsInCaptures) PRAGMA user_version = 5
             """)
         // Only read (a dry run does not migrate it), the older catalog is listed all the same.
         let dry = try CamrollBinary.run(["delete", "--run", "1", "--dry-run", "--db", db])

@@ -26,7 +26,7 @@ import Testing
             #expect(tags["Software"] as? String != nil && tags["ExifImageWidth"] as? Int == Int(size.split(separator: "x")[0]), "\(name): \(tags)")
             let db = try CatalogReader(dir.file("c.db"))
             let rows = try db.rows(
-                "SELECT c.width || 'x' || c.height, c.jpeg_bytes, c.xxh128, s.bytes, s.xxh128, c.thumbnail IS NOT NULL FROM captures c JOIN saves s ON s.capture_id = c.id WHERE s.path = '\(out)'",
+                "SELECT c.width || 'x' || c.height, c.jpeg_bytes, c.xxh128, s.bytes, s.xxh128, EXISTS (SELECT 1 FROM thumbnails WHERE capture_id = c.id) FROM captures c JOIN saves s ON s.capture_id = c.id WHERE s.path = '\(out)'",
                 columns: 6)
             let bytes = try fileBytes(out)
             #expect(rows == [[size, "\(bytes.count)", XXH128.hex(of: bytes), "\(bytes.count)", XXH128.hex(of: bytes), "1"]], "\(name)")

@@ -198,7 +198,7 @@ import Testing
         #expect(right.allSatisfy { $0 > 240 }, "transparent is white: \(right)")
         let db = try CatalogReader(dir.file("c.db"))
         #expect(try db.int("SELECT jpeg_quality FROM captures") == 95)
-        #expect(try db.int("SELECT length(thumbnail) FROM captures") > 100)
+        #expect(try db.int("SELECT length(jpeg) FROM thumbnails") > 100)
         #expect(try Self.exif(dir.file("a.jpg"), ["ExifImageWidth"])["ExifImageWidth"] as? Int == 64)
         // 16 bits a sample (colour type 2): reduced to 8.
         let deep = """
@@ -254,7 +254,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let photo = try Self.portraitPhoto(in: dir)
         #expect(try CamrollBinary.run(["-d", "file:" + photo, "-o", dir.file("copy.jpg"), "--db", dir.file("c.db")]).status == 0)
-        let row = try CatalogReader(dir.file("c.db")).database.prepare("SELECT thumbnail FROM captures")
+        let row = try CatalogReader(dir.file("c.db")).database.prepare("SELECT jpeg FROM thumbnails")
         #expect(try row.step())
         let thumbnail = try #require(row.blob(0))
         let header = try JPEGDecoder().header(of: thumbnail)

@@ -112,6 +112,16 @@ struct CamrollBinary {
 }
 
 /// Reads a catalog the way a user with sqlite3 would.
+/// SQL that takes a catalog back to what older camrolls made, for the tests of their migrations.
+enum OlderSchema {
+    /// Before schema 8: thumbnails in the captures' rows.
+    static let thumbnailsInCaptures = """
+        ALTER TABLE captures ADD COLUMN thumbnail BLOB;
+        UPDATE captures SET thumbnail = (SELECT jpeg FROM thumbnails WHERE capture_id = captures.id);
+        DROP TABLE thumbnails;
+        """
+}
+
 struct CatalogReader {
     let database: Database
 

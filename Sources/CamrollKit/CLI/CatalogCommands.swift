@@ -247,7 +247,7 @@ struct CatalogCommands {
         let captureFilter = captureID.map { "id = \($0)" } ?? "run_id = \(runID)"
         let captures = try Table.query(catalog.database, """
             SELECT id, uuid, captured_at, frame_sequence, pixel_format, width || 'x' || height AS size, jpeg_quality,
-                   jpeg_bytes, xxh128, length(thumbnail) AS thumbnail_bytes,
+                   jpeg_bytes, xxh128, (SELECT length(jpeg) FROM thumbnails WHERE capture_id = captures.id) AS thumbnail_bytes,
                    (SELECT count(*) FROM saves WHERE capture_id = captures.id AND status = 'saved') AS saved
             FROM captures WHERE \(captureFilter) ORDER BY id
             """)
@@ -348,7 +348,8 @@ struct CatalogCommands {
     }
 
     private func firstThumbnail(_ catalog: Catalog, filter: String) throws -> [UInt8]? {
-        let statement = try catalog.database.prepare("SELECT thumbnail FROM captures WHERE \(filter) AND thumbnail IS NOT NULL ORDER BY id LIMIT 1")
+        let statement = try catalog.database.prepare(
+            "SELECT t.jpeg FROM captures c JOIN thumbnails t ON t.capture_id = c.id WHERE c.\(filter) ORDER BY c.id LIMIT 1")
         return try statement.step() ? statement.blob(0) : nil
     }
 

@@ -11,6 +11,7 @@ public final class Catalog {
     private var markReplaced: Statement?
     private var markPathReplaced: Statement?
     private var insertCapture: Statement?
+    private var insertThumbnail: Statement?
     private var updateRunEnd: Statement?
     /// Opened with the first run this connection begins.
     private var runLock: RunLock?
@@ -452,6 +453,7 @@ public final class Catalog {
             guard free >= 0, free < pages else { throw damaged("its list of free pages counts \(free) of \(pages) pages") }
             _ = try database.scalarInt("SELECT count(*) FROM sqlite_master")
             for table in ["runs", "captures", "saves"] { _ = try database.scalarInt("SELECT max(id) FROM \(table)") }
+            _ = try database.scalarInt("SELECT max(capture_id) FROM thumbnails")
             _ = try database.prepare("SELECT id FROM runs WHERE uuid >= ? ORDER BY uuid LIMIT 2").bind(.text(runUUID)).stepInt()
             _ = try database.prepare("SELECT id FROM saves WHERE path >= ? ORDER BY path LIMIT 2").bind(.text(pathPrefix)).stepInt()
             _ = try database.scalarInt("SELECT max(capture_id) FROM saves")
@@ -579,15 +581,25 @@ public final class Catalog {
         public var thumbnail: [UInt8]?
     }
 
+    /// The capture's row and its thumbnail's, committed together (one commit, one sync with
+    /// `--fsync`).
     public func addCapture(_ capture: NewCapture) throws -> Int {
         try userErrors {
-            try captureInsertion().bind(
-                .int(capture.runID), .text(capture.uuid), .text(Timestamp.iso8601(capture.capturedAt)),
-                .optional(capture.frameSequence), .text(capture.pixelFormat), .int(capture.width),
-                .int(capture.height), .optional(capture.jpegQuality), .int(capture.jpegBytes),
-                .text(capture.xxh128), capture.thumbnail.map { .blob($0) } ?? .null
-            ).run()
-            return database.lastInsertRowID
+            func insert() throws -> Int {
+                try captureInsertion().bind(
+                    .int(capture.runID), .text(capture.uuid), .text(Timestamp.iso8601(capture.capturedAt)),
+                    .optional(capture.frameSequence), .text(capture.pixelFormat), .int(capture.width),
+                    .int(capture.height), .optional(capture.jpegQuality), .int(capture.jpegBytes),
+                    .text(capture.xxh128)
+                ).run()
+                let id = database.lastInsertRowID
+                if let thumbnail = capture.thumbnail {
+                    try kept(&insertThumbnail, "INSERT INTO thumbnails(capture_id, jpeg) VALUES (?, ?)")
+                        .bind(.int(id), .blob(thumbnail)).run()
+                }
+                return id
+            }
+            return capture.thumbnail == nil ? try insert() : try database.transaction(insert)
         }
     }
 
@@ -596,8 +608,8 @@ public final class Catalog {
             &insertCapture,
             """
             INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width,
-                                 height, jpeg_quality, jpeg_bytes, xxh128, thumbnail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 height, jpeg_quality, jpeg_bytes, xxh128)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
     }
 

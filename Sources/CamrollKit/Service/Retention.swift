@@ -119,11 +119,11 @@ final class Retention: @unchecked Sendable {
         }
         // A photo gone, its capture's thumbnail goes too (nothing shows it any more): what a
         // run of weeks leaves in the catalog per photo is two rows of a few hundred bytes, not
-        // a thumbnail of kilobytes each.
+        // a thumbnail of kilobytes each; the thumbnail's page is free for the next one's.
         let gone = Set(captures[0..<expiring]).map(String.init).joined(separator: ",")
         try catalog.database.execute("""
-            UPDATE captures SET thumbnail = NULL WHERE id IN (\(gone)) AND thumbnail IS NOT NULL
-              AND NOT EXISTS (SELECT 1 FROM saves WHERE capture_id = captures.id AND status != 'deleted' AND status != 'replaced')
+            DELETE FROM thumbnails WHERE capture_id IN (\(gone))
+              AND NOT EXISTS (SELECT 1 FROM saves WHERE capture_id = thumbnails.capture_id AND status != 'deleted' AND status != 'replaced')
             """)
         // Those kept (changed, not a file, elsewhere) are said once and left below the floor:
         // refused at every photo after, each would cost two synced commits, an event row and a

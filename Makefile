@@ -4,9 +4,10 @@
 BUILD_PACKAGES := pkg-config libstdc++-12-dev libturbojpeg0-dev libjpeg62-turbo-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
                   libstb-dev libcurl4-openssl-dev
 TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
-# (The window scenario's GTK, X server, xdotool and xwd run in the guest from the host's root.)
+# (The window scenario's GTK, X server, xdotool and xwd, and the systemd scenario's systemd, run
+# in the guest from the host's root.)
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs f2fs-tools nfs-kernel-server \
-                  libgtk-4-1 xvfb x11-utils xdotool x11-apps fonts-dejavu-core
+                  libgtk-4-1 xvfb x11-utils xdotool x11-apps fonts-dejavu-core systemd
 WINDOW_PACKAGES := libgtk-4-1 xvfb xauth x11-utils xdotool imagemagick weston libx11-dev jq xxhash libjpeg-turbo-progs fonts-dejavu-core
 BENCH_PACKAGES := fswebcam ffmpeg libjpeg-turbo-progs
 STORAGE_BENCH_PACKAGES := f3 fio e2fsprogs

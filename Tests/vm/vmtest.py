@@ -65,10 +65,10 @@ if SANITIZER and SANITIZER not in SANITIZERS:
 # (fake-card: a loop device, device-mapper, ext4 and the crc32c it asks the crypto API for;
 # sdcard: FAT and exFAT with the code pages they name files in; nas: the NFS server and client;
 # power-cut: F2FS, the flash file system some cards are formatted with, and the crc32 it asks for;
-# window: 9p over virtio, for the host's root).
+# window: 9p over virtio, for the host's root; systemd: an overlay of it).
 MODULES = ["vivid", "virtio_pci", "virtio_blk", "virtio_rng", "v4l2loopback", "loop", "dm_mod", "dm_flakey", "ext4", "crc32c_generic",
            "vfat", "exfat", "nls_cp437", "nls_utf8", "nls_ascii", "nfsd", "nfsv4", "f2fs", "crc32_generic",
-           "9p", "9pnet_virtio"]
+           "9p", "9pnet_virtio", "overlay"]
 # Host programs copied into the guest with their libraries.
 GUEST_PROGRAMS = ["/usr/bin/v4l2-ctl"]
 # Libraries camroll loads with dlopen (ldd cannot see them), copied with their own libraries.

@@ -3,7 +3,8 @@
 the first frame is on screen beside ffplay showing a source of the same size, and whether memory
 stays flat over a long preview. Figures, not a test: nothing here fails on a slow machine.
 
-- preview rate and CPU: the 1280x720 pattern for SECONDS; frames shown counted by the pattern's
+- preview rate and CPU: the 1280x720 pattern for SECONDS, in YUYV and in MJPEG (`-f mjpeg`: a
+  loop of frames encoded once, as a camera sends them); frames shown counted by the pattern's
   own frame numbers (the shutter's `trace: shutter: frame N` at the start and the end), CPU
   from /proc/PID/stat over the same stretch;
 - launch to first frame: from the exec to the first screenshot of the screen holding the
@@ -105,8 +106,8 @@ class Picker:
         self.process.wait()
 
 
-def preview_rate(camroll, env, work, seconds):
-    picker = Picker(camroll, env, work)
+def preview_rate(camroll, env, work, seconds, extra=()):
+    picker = Picker(camroll, env, work, extra)
     time.sleep(2)
     picker.key("space")
     time.sleep(0.3)
@@ -159,9 +160,18 @@ def main():
     work = tempfile.mkdtemp(prefix="camroll-bench-window-")
     server, env = start_display()
     try:
-        rate, cpu = preview_rate(camroll, env, work, arguments.seconds)
-        print(f"preview, 1280x720 pattern in a 960x640 window: {rate:.1f} fps shown, {cpu:.1f}% of one CPU "
-              f"(over {arguments.seconds:.0f} s)", flush=True)
+        # YUYV (subsampled into the window's size), then MJPEG as a camera sends it (the pattern's
+        # loop of frames encoded once: turbojpeg's DCT scaling into the window's size).
+        for name, extra in [("YUYV", []), ("MJPEG", ["-f", "mjpeg"])]:
+            # Each on a display of its own: nothing of the earlier window (a key, its focus) reaches it.
+            preview_server, preview_env = start_display()
+            try:
+                rate, cpu = preview_rate(camroll, preview_env, work, arguments.seconds, extra)
+            finally:
+                preview_server.terminate()
+                preview_server.wait()
+            print(f"preview, 1280x720 {name} pattern in a 960x640 window: {rate:.1f} fps shown, {cpu:.1f}% of one CPU "
+                  f"(over {arguments.seconds:.0f} s)", flush=True)
 
         ffplay = shutil.which("ffplay")
         camroll_times, ffplay_times = [], []

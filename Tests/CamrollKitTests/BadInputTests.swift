@@ -35,7 +35,7 @@ import Testing
         Case(arguments: ["--timeout", "0"], status: 64, message: "'--timeout' must be above 0"),
         Case(arguments: ["--color", "purple"], status: 64, message: "invalid value 'purple' for '--color'"),
         Case(arguments: ["--fsync=yes"], status: 64, message: "'--fsync' takes no value"),
-        Case(arguments: ["-f", "mjpeg"], status: 64, message: "the test pattern is YUYV only"),
+        Case(arguments: ["-f", "nv12"], status: 64, message: "the test pattern is YUYV or MJPEG"),
         Case(arguments: ["-n", "3", "-o", "@/same.jpg"], status: 64, message: "gives every save the same name"),
         Case(arguments: ["-o", "@/{nope}.jpg"], status: 64, message: "unknown token '{nope}'"),
         Case(arguments: ["-o", "@/{seq.jpg"], status: 64, message: "without a closing '}'"),

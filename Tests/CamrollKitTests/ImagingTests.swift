@@ -79,6 +79,24 @@ import Testing
         #expect(first.bytes != second.bytes)
     }
 
+    /// `-d pattern -f mjpeg`: a camera's MJPEG mode, a loop of 30 frames encoded once, each
+    /// saved as it came (passthrough); the 31st is the first's bytes again, numbered 31.
+    @Test func theMJPEGPatternIsALoopOfFramesSavedAsTheyCame() throws {
+        let dir = try TemporaryDirectory()
+        let result = try CamrollBinary.run([
+            "-d", "pattern", "-f", "mjpeg", "-r", "320x240", "--frames", "31", "--no-exif", "--quiet",
+            "-o", dir.file("out/{frame}.jpg"), "--db", dir.file("c.db"),
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let first = try fileBytes(dir.file("out/01.jpg")), second = try fileBytes(dir.file("out/02.jpg"))
+        #expect(try fileBytes(dir.file("out/31.jpg")) == first)
+        #expect(first != second)
+        #expect(try JPEGDecoder().header(of: first).width == 320)
+        let catalog = try CatalogReader(dir.file("c.db"))
+        #expect(try catalog.text("SELECT group_concat(DISTINCT pixel_format) FROM captures") == "MJPG")
+        #expect(try catalog.int("SELECT max(frame_sequence) FROM captures") == 31)
+    }
+
     @Test func higherQualityMakesLargerFiles() throws {
         let frame = try TestPattern(resolution: Resolution(width: 640, height: 480)).nextFrame()
         let low = try ImagePipeline(quality: 10).jpeg(from: frame)

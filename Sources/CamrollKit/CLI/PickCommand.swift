@@ -164,7 +164,7 @@ struct PickCommand {
         let pattern = source as? TestPattern
         let size = pattern?.resolution ?? SnapOptions.defaultPatternResolution
         return Picker.OpenSource(
-            source: source, description: "\(source.deviceName)  YUYV \(size)", controls: nil,
+            source: source, description: "\(source.deviceName)  \((pattern?.format ?? .yuyv).code) \(size)", controls: nil,
             sizes: TestPattern.offeredSizes, resolution: size)
     }
 

@@ -266,7 +266,9 @@ struct SnapCommand {
             defer { line?.clear() }
             return try picture.open(offline: options.offline)
         case .pattern:
-            return TestPattern(resolution: options.resolution ?? SnapOptions.defaultPatternResolution)
+            return TestPattern(
+                resolution: options.resolution ?? SnapOptions.defaultPatternResolution,
+                format: PixelFormatName.parse(options.format) == .mjpeg ? .mjpeg : .yuyv)
         case .file(let path):
             return try ImageFile(path: path)
         case .camera(let path):

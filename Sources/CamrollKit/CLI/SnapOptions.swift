@@ -358,8 +358,8 @@ public struct SnapOptions: Sendable {
                 throw CamrollError.usage(
                     "invalid resolution '\(resolution)' for the test pattern: the width must be even (YUYV)")
             }
-            if !["auto", "yuyv"].contains(format) {
-                throw CamrollError.usage("the test pattern is YUYV only; '--format \(format)' cannot be given with it")
+            if format != "auto" && ![PixelFormat.yuyv, .mjpeg].contains(PixelFormatName.parse(format)) {
+                throw CamrollError.usage("the test pattern is YUYV or MJPEG; '--format \(format)' cannot be given with it")
             }
         }
         if isPicture && format != "auto" {

@@ -2,13 +2,22 @@ import FoundationEssentials
 import Glibc
 
 /// The built-in camera: 75% colour bars in YUYV (BT.601 limited range, like vivid's default),
-/// with the frame number drawn in the lower left so that distinct frames differ.
+/// with the frame number drawn in the lower left so that distinct frames differ. In MJPEG
+/// (`-f mjpeg`), as a USB camera's compressed mode delivers them: a loop of `mjpegLoop` frames,
+/// each encoded the first time it comes round, then handed out as it is — a camera's encoder is
+/// in the camera, so the frames cost camroll what a camera's would (the number drawn is the
+/// frame's place in the loop; `Frame.sequence` counts on).
 public final class TestPattern: FrameSource {
     public let deviceName = "pattern"
     public let origin = PhotoOrigin.testPattern
     public let resolution: Resolution
+    /// `.yuyv` or `.mjpeg`.
+    public let format: PixelFormat
     private let barRows: [UInt8]
     private var frameNumber = 0
+    static let mjpegLoop = 30
+    private var encodedLoop: [[UInt8]] = []
+    private var encoder: JPEGEncoder?
 
     /// Width must be even: YUYV stores two pixels in four bytes.
     /// The sizes a picker's menu offers for the pattern: the common camera sizes.
@@ -16,12 +25,29 @@ public final class TestPattern: FrameSource {
         Resolution(width: 640, height: 480), Resolution(width: 1280, height: 720), Resolution(width: 1920, height: 1080),
     ]
 
-    public init(resolution: Resolution) {
+    public init(resolution: Resolution, format: PixelFormat = .yuyv) {
         self.resolution = resolution
+        self.format = format
         self.barRows = Self.colourBarRow(width: resolution.width)
     }
 
     public func nextFrame() throws -> Frame {
+        guard format == .mjpeg else { return try yuyvFrame() }
+        let place = frameNumber % Self.mjpegLoop
+        if place == encodedLoop.count {
+            let raw = try yuyvFrame()
+            if encoder == nil { encoder = try JPEGEncoder() }
+            // Quality 80 at 4:2:2, what USB cameras' MJPEG modes commonly send.
+            encodedLoop.append(try encoder!.encode(raw, quality: 80).bytes)
+        } else {
+            frameNumber += 1
+        }
+        return Frame(
+            format: .mjpeg, width: resolution.width, height: resolution.height, bytesPerLine: 0,
+            bytes: encodedLoop[place], sequence: frameNumber, capturedAt: Date())
+    }
+
+    private func yuyvFrame() throws -> Frame {
         frameNumber += 1
         let width = resolution.width
         let height = resolution.height
@@ -33,7 +59,7 @@ public final class TestPattern: FrameSource {
                     frame.baseAddress!.advanced(by: y * stride).update(from: row.baseAddress!, count: stride)
                 }
             }
-            drawCounter(frameNumber, into: frame, width: width, height: height)
+            drawCounter((frameNumber - 1) % (format == .mjpeg ? Self.mjpegLoop : Int.max) + 1, into: frame, width: width, height: height)
         }
         return Frame(
             format: .yuyv, width: width, height: height, bytesPerLine: stride, bytes: bytes,

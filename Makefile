@@ -16,7 +16,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-catalog bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench vm-bench-window interrupt sweep race asan fuzz bench bench-encode bench-window bench-catalog bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -192,8 +192,20 @@ vm-bench: vm-deps
 	$(call ensure_packages,$(BENCH_PACKAGES))
 	CAMROLL_VM_BASELINE='$(BASELINE)' Tests/vm/run-suite first-jpeg
 
+# pick's window on vivid in one VM boot: launch to the first frame on screen beside ffplay -f v4l2
+# on the same camera, and the preview's rate and CPU for YUYV and for an MJPEG camera.
+vm-bench-window: vm-deps
+	$(call ensure_packages,ffmpeg)
+	Tests/vm/run-suite window-bench
+
 bench: test-deps
 	python3 Benchmarks/bench.py
+
+# camroll's JPEG encoding against tjbench on the same picture, quality and subsampling: YUYV
+# (the pattern) and RGB (a PNG), 640x480 and 1920x1080, pinned pairs on one CPU.
+bench-encode: release
+	$(call ensure_packages,libjpeg-turbo-progs imagemagick util-linux)
+	python3 Benchmarks/encode.py .build/release/camroll
 
 # pick's window in one Xvfb run: preview rate and CPU at 1280x720, launch to the first frame on
 # screen beside ffplay, RSS after 1 and BENCH_WINDOW_MINUTES minutes of preview.

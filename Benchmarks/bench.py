@@ -8,7 +8,7 @@ weather; the median of the per-round ratios of saving rates is reported, and bes
 ratio of whole-command wall-clock rates. Then camroll's peak resident memory
 for N=1000 and N=20000, which must not grow with N. Then one photo: camroll's JPEG encoding
 rate against tjbench's on the same 1920x1080 picture (quality 90, 4:2:2, from planar YUV, as
-camroll encodes a YUYV frame), and the whole `snap -n 1` (of this build and of the installed one,
+camroll encodes a YUYV frame: Benchmarks/encode.py), and the whole `snap -n 1` (of this build and of the installed one,
 `make static`) against a C program doing the least the same photo needs (Benchmarks/snap_one.c:
 frame, encode, write, rename). Last, pick's live
 preview (`-d pattern -r 1280x720`) on a pseudo-terminal (Tests/vm/pty_keys.c): frames drawn per
@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 
+import encode
 from steady_memory import steady_memory
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -139,58 +140,11 @@ def main():
     preview(camroll, work)
 
 
-def trace_took(stderr, phase):
-    """The milliseconds a CAMROLL_TRACE phase took, from the trace table."""
-    for line in stderr.splitlines():
-        if line.startswith("trace: " + phase + " "):
-            return float(line.split()[-1])
-    sys.exit(f"bench: no phase '{phase}' in the trace")
-
-
 def one_photo(camroll, work, rounds):
-    # Encoding: camroll's own timing of each frame's encoding (YUYV split into planes and
-    # compressed, 8 rows at a time), 30 frames, against tjbench compressing the same picture
-    # from planar YUV. Both pinned to one CPU, in pairs: this machine's two vCPUs differ by up
-    # to half at times (camroll's median frame 6.4 ms on one, 4.1 ms on the other, in
-    # alternating runs), which otherwise decides the ratio. Five pairs, as such a spell can
-    # last a whole run: one pinned camroll run at 5.5-7.2 ms a frame (every frame), the runs
-    # around it at 3.7-4.3.
-    # Pinned, camroll compresses a frame's four bands (yuv_jpeg.c) one after another; each pair
-    # also times it on every CPU this process may use, its bands side by side.
-    frames, pair_count = 30, 5
-    cpu = str(max(os.sched_getaffinity(0)))
+    # Encoding against tjbench, pinned pairs (Benchmarks/encode.py; `make bench-encode` has
+    # the other sizes and the RGB path).
+    encode.report(camroll, work, pairs=5, kinds=("YUYV",), sizes=[(1920, 1080)])
     catalog = os.path.join(work, "one.sqlite3")
-    ppm = os.path.join(work, "encode.ppm")
-    pairs, unpinned = [], []
-
-    def encoding_ms(pinning):
-        shutil.rmtree(os.path.join(work, "encode"), ignore_errors=True)
-        out = subprocess.run(
-            pinning + [camroll, "snap", "-d", "pattern", "-r", "1920x1080", "--frames", str(frames), "--no-exif",
-                       "--thumbnail", "none", "-o", os.path.join(work, "encode", "{seq}.jpg"), "--db", catalog, "--quiet"],
-            env=dict(os.environ, CAMROLL_TRACE="1"), check=True, capture_output=True, text=True).stderr
-        return statistics.median(trace_took(out, f"frame {k} encoded") for k in range(2, frames + 1))
-
-    for _ in range(pair_count):
-        unpinned.append(1920 * 1080 / encoding_ms([]) / 1000)
-        encode_ms = encoding_ms(["taskset", "-c", cpu])
-        if not pairs:  # the picture tjbench compresses: camroll's first frame of this run
-            with open(ppm, "wb") as f:
-                first = sorted(os.listdir(os.path.join(work, "encode")))[0]
-                subprocess.run(["djpeg", "-pnm", os.path.join(work, "encode", first)], stdout=f, check=True)
-        table = subprocess.run(["taskset", "-c", cpu, "tjbench", ppm, "90", "-subsamp", "422", "-yuv", "-quiet", "-benchtime", "2"],
-                               check=True, capture_output=True, text=True).stdout
-        row = [line.split() for line in table.splitlines() if "4:2:2" in line][-1]
-        pairs.append((1920 * 1080 / encode_ms / 1000, float(row[row.index("4:2:2") + 5])))  # Comp Perf from planar YUV
-    ratios = [ours / theirs for ours, theirs in pairs]
-    ratio = statistics.median(ratios)
-    print(f"encoding 1920x1080 q90 4:2:2 on CPU {cpu}: camroll " + " / ".join(f"{ours:.0f}" for ours, _ in pairs)
-          + f" Mpixels/s (median of {frames - 1} frames), tjbench " + " / ".join(f"{theirs:.0f}" for _, theirs in pairs)
-          + f", median ratio of {pair_count} pairs {ratio:.2f} (pairs " + ", ".join(f"{r:.2f}" for r in ratios)
-          + f"; target >= 0.90): {'OK' if ratio >= 0.9 else 'BELOW TARGET'}")
-    print(f"encoding the same on {len(os.sched_getaffinity(0))} CPUs, bands side by side: camroll "
-          + " / ".join(f"{rate:.0f}" for rate in unpinned) + " Mpixels/s, "
-          + f"{statistics.median(unpinned) / statistics.median(theirs for _, theirs in pairs):.2f}x tjbench's median on one")
 
     # One photo, whole command, alternating.
     snap_one = os.path.join(work, "snap_one")

@@ -67,7 +67,8 @@ int cpixels_box_average(const uint8_t *from, size_t stride, int width, int heigh
 /* `width` x `height` packed RGB pixels (`from_stride` bytes a row) resampled into `to_width` x
  * `to_height` at `to` (`to_stride` bytes a row), in linear light unless `linear_light` is 0.
  * 0, or -1 when a size is not positive or the filter's memory cannot be had (its sizes are
- * checked for overflow; it is about 6 rows of the output at floating point, and the weights). */
+ * checked for overflow: the weights, and as many rows of the output at floating point as a column
+ * has taps, about 6 times the scale factor). */
 int cpixels_resize_rgb(const uint8_t *from, size_t from_stride, int width, int height, uint8_t *to, size_t to_stride,
                        int to_width, int to_height, int linear_light);
 

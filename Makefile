@@ -15,7 +15,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-catalog bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-catalog bench-storage bench-startup bench-resize deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -213,6 +213,15 @@ bench-catalog: release
 bench-startup: deps
 	$(call ensure_packages,$(STARTUP_BENCH_PACKAGES))
 	python3 Benchmarks/startup.py
+
+# camroll's resizing beside ImageMagick's (-filter Lanczos -resize): SSIM against a float
+# Lanczos-3 reference (numpy, linear light and sRGB codes) and time, on a zone plate and two of
+# scikit-image's photos (installed with pip when missing). BENCH_RESIZE_RUNS runs a row.
+BENCH_RESIZE_RUNS ?= 7
+bench-resize: release
+	$(call ensure_packages,imagemagick libjpeg-turbo-progs python3-pip)
+	python3 -c 'import skimage, PIL' 2>/dev/null || python3 -m pip install scikit-image
+	python3 Benchmarks/resize.py --camroll .build/release/camroll --runs $(BENCH_RESIZE_RUNS)
 
 # camroll --fill/verify against f3write/f3read, --jobs N against fio, on a tmpfs and an ext4
 # image on a loop device (mounting needs root).

@@ -128,7 +128,7 @@ interrupt: build
 # Hostile files, text, directories and signals against the built binary (a couple of minutes;
 # `make check` runs it): no $$ORIGIN and no planted library loaded (the release build too, where
 # there is one), picture bombs under 300/600/1200 MB of address space and none (never a trap;
-# peak RSS each), terminal escapes in every printing command (on a pty), directories swapped
+# peak RSS each; the release build too, where there is one), terminal escapes in every printing command (on a pty), directories swapped
 # for links mid-run and mid-delete at a random moment (SWAP_ROUNDS), and signals at random
 # moments from exec on (SIGNAL_RUNS in each band). The campaigns of issue 49, once:
 # `make hostile SWAP_ROUNDS=200 SIGNAL_RUNS=500`.
@@ -137,6 +137,7 @@ SIGNAL_RUNS ?= 100
 hostile: build test-deps
 	python3 Tests/hostile/runpath.py .build/debug/camroll $$(test -x .build/release/camroll && echo .build/release/camroll)
 	python3 Tests/hostile/allocation.py .build/debug/camroll
+	! test -x .build/release/camroll || python3 Tests/hostile/allocation.py .build/release/camroll
 	python3 Tests/hostile/terminal_escapes.py .build/debug/camroll
 	python3 Tests/hostile/directory_swaps.py .build/debug/camroll --rounds $(SWAP_ROUNDS)
 	python3 Tests/hostile/early_signals.py .build/debug/camroll --runs $(SIGNAL_RUNS)

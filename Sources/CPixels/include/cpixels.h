@@ -72,6 +72,13 @@ int cpixels_box_average(const uint8_t *from, size_t stride, int width, int heigh
 int cpixels_resize_rgb(const uint8_t *from, size_t from_stride, int width, int height, uint8_t *to, size_t to_stride,
                        int to_width, int to_height, int linear_light);
 
+/* 1 when malloc can give `bytes` now (asked for and given back at once), else 0: ImageMemory's
+ * check before a picture's array is made. In C, with the block kept in use, because the Swift
+ * optimizer drops a malloc whose block is only freed: in a release build the check always
+ * passed, and the array's own allocation then stopped the process (exit 134) where a picture
+ * too large for memory is bad input (65). */
+int cpixels_can_allocate(size_t bytes);
+
 /* What the expansions give for one sample (for the tests). */
 uint8_t cpixels_expand_luma(uint8_t value);
 uint8_t cpixels_expand_chroma(uint8_t value);

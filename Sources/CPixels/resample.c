@@ -114,7 +114,7 @@ static void fill_to_srgb(uint8_t *table) {
  * pixel the weighted sum of its taps. */
 static void filter_row(const uint8_t *row, int width, const float *to_light, const axis_filter *filter, int out_width,
                        float *row_light, float *out) {
-    for (int i = 0; i < width * 3; i++) row_light[i] = to_light[row[i]];
+    for (size_t i = 0; i < (size_t)width * 3; i++) row_light[i] = to_light[row[i]];
     const int taps = filter->taps;
     for (int x = 0; x < out_width; x++) {
         const float *w = filter->weight + (size_t)x * taps;

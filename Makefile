@@ -2,7 +2,7 @@
 # when they are missing (as root, or through sudo).
 
 BUILD_PACKAGES := pkg-config libstdc++-12-dev libturbojpeg0-dev libjpeg62-turbo-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
-                  libstb-dev libcurl4-openssl-dev
+                  libcurl4-openssl-dev
 TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
 # (The window scenario's GTK, X server, xdotool and xwd, and the systemd scenario's systemd, run
 # in the guest from the host's root.)
@@ -16,7 +16,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench vm-bench-window interrupt sweep race asan fuzz bench bench-encode bench-window bench-catalog bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench vm-bench-window interrupt sweep race asan fuzz bench bench-encode bench-window bench-catalog bench-storage bench-startup bench-resize deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -129,7 +129,7 @@ interrupt: build
 # Hostile files, text, directories and signals against the built binary (a couple of minutes;
 # `make check` runs it): no $$ORIGIN and no planted library loaded (the release build too, where
 # there is one), picture bombs under 300/600/1200 MB of address space and none (never a trap;
-# peak RSS each), terminal escapes in every printing command (on a pty), directories swapped
+# peak RSS each; the release build too, where there is one), terminal escapes in every printing command (on a pty), directories swapped
 # for links mid-run and mid-delete at a random moment (SWAP_ROUNDS), and signals at random
 # moments from exec on (SIGNAL_RUNS in each band). The campaigns of issue 49, once:
 # `make hostile SWAP_ROUNDS=200 SIGNAL_RUNS=500`.
@@ -138,6 +138,7 @@ SIGNAL_RUNS ?= 100
 hostile: build test-deps
 	python3 Tests/hostile/runpath.py .build/debug/camroll $$(test -x .build/release/camroll && echo .build/release/camroll)
 	python3 Tests/hostile/allocation.py .build/debug/camroll
+	! test -x .build/release/camroll || python3 Tests/hostile/allocation.py .build/release/camroll
 	python3 Tests/hostile/terminal_escapes.py .build/debug/camroll
 	python3 Tests/hostile/directory_swaps.py .build/debug/camroll --rounds $(SWAP_ROUNDS)
 	python3 Tests/hostile/early_signals.py .build/debug/camroll --runs $(SIGNAL_RUNS)
@@ -226,6 +227,15 @@ bench-catalog: release
 bench-startup: deps
 	$(call ensure_packages,$(STARTUP_BENCH_PACKAGES))
 	python3 Benchmarks/startup.py
+
+# camroll's resizing beside ImageMagick's (-filter Lanczos -resize): SSIM against a float
+# Lanczos-3 reference (numpy, linear light and sRGB codes) and time, on a zone plate and two of
+# scikit-image's photos (installed with pip when missing). BENCH_RESIZE_RUNS runs a row.
+BENCH_RESIZE_RUNS ?= 7
+bench-resize: release
+	$(call ensure_packages,imagemagick libjpeg-turbo-progs python3-pip)
+	python3 -c 'import skimage, PIL' 2>/dev/null || python3 -m pip install scikit-image
+	python3 Benchmarks/resize.py --camroll .build/release/camroll --runs $(BENCH_RESIZE_RUNS)
 
 # camroll --fill/verify against f3write/f3read, --jobs N against fio, on a tmpfs and an ext4
 # image on a loop device (mounting needs root).

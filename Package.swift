@@ -38,12 +38,11 @@ let package = Package(
             providers: [.apt(["libexif-dev"])]),
         // C libraries a photo from a YUYV or MJPEG camera never calls, loaded with dlopen on
         // first use instead of by the dynamic loader at every start (library_loader.h): libv4l2
-        // and libv4lconvert (other formats), libspng (PNG files; zlib with it), libstb (resizing).
-        // Their headers come from libv4l-dev, libspng-dev and libstb-dev.
+        // and libv4lconvert (other formats), libspng (PNG files; zlib with it).
+        // Their headers come from libv4l-dev and libspng-dev.
         .target(name: "CLibraryLoader", cSettings: hardenedC, linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CV4L2", dependencies: ["CLibraryLoader"], cSettings: hardenedC),
         .target(name: "CSpng", dependencies: ["CLibraryLoader"], cSettings: hardenedC),
-        .target(name: "CStb", dependencies: ["CLibraryLoader"], cSettings: hardenedC),
         // libcurl is loaded with dlopen when a URL is fetched: only its header is used (no
         // pkgConfig, which would link it).
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
@@ -57,9 +56,10 @@ let package = Package(
         // machine without it runs everything else.
         .target(name: "CGtk", dependencies: ["CLibraryLoader"], cSettings: hardenedC),
         .systemLibrary(name: "CLinux"),
-        // The per-pixel loops of the JPEG path (YUYV to planes, range expansion), vectorized by
-        // the C compiler, and the YUV encoder that calls libjpeg (libjpeg62-turbo, the library
-        // turbojpeg is built on) directly.
+        // The per-pixel loops of the JPEG path (YUYV to planes, range expansion) and the
+        // resampling filter (Lanczos-3, cpixels.h), vectorized by the C compiler, and
+        // the YUV encoder that calls libjpeg (libjpeg62-turbo, the library turbojpeg is built on)
+        // directly.
         .target(name: "CPixels", cSettings: hardenedC, linkerSettings: [.linkedLibrary("jpeg")]),
         // The SIGBUS handler and the room it gives back, in one copy (see its header).
         .target(name: "CBusErrors", cSettings: hardenedC),
@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "CEarlySignals", cSettings: hardenedC),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CStb", "CCurl", "CChafa", "CRsvg", "CGtk", "CLinux", "CPixels", "CBusErrors"],
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CCurl", "CChafa", "CRsvg", "CGtk", "CLinux", "CPixels", "CBusErrors"],
             swiftSettings: metadataByAccessor),
         .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux", "CEarlySignals"], swiftSettings: metadataByAccessor),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),

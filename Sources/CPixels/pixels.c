@@ -26,6 +26,16 @@ static inline uint8_t chroma_full(int v) { return clamp_byte(((v - 16) * 74606 +
 #define CPIXELS_VECTOR_CLONES
 #endif
 
+int cpixels_can_allocate(size_t bytes) {
+    void *block = malloc(bytes);
+    if (!block) return 0;
+    /* The block "used", so that the optimizer keeps the malloc: a malloc whose block is only freed
+     * may be dropped, and the probe then always succeeds. */
+    __asm__ volatile("" : : "r"(block) : "memory");
+    free(block);
+    return 1;
+}
+
 uint8_t cpixels_expand_luma(uint8_t value) { return luma_full(value); }
 uint8_t cpixels_expand_chroma(uint8_t value) { return chroma_full(value); }
 

@@ -29,6 +29,8 @@ import Testing
         Case(arguments: ["-r", "640"], status: 64, message: "invalid resolution '640'"),
         Case(arguments: ["-r", "641x480"], status: 64, message: "the width must be even"),
         Case(arguments: ["-r", "65536x480"], status: 64, message: "invalid resolution '65536x480': width and height must be from 1 to 16384"),
+        Case(arguments: ["--subsampling", "411"], status: 64, message: "invalid value '411' for '--subsampling': expected 444, 422 or 420"),
+        Case(arguments: ["--subsampling", "444", "-o", "@/p.png"], status: 64, message: "'--subsampling 444' is for JPEG output"),
         Case(arguments: ["-q", "0"], status: 64, message: "invalid value '0' for '-q'"),
         Case(arguments: ["-q", "101"], status: 64, message: "must be from 1 to 100"),
         Case(arguments: ["--interval", "soon"], status: 64, message: "invalid duration 'soon'"),

@@ -509,18 +509,22 @@ import Testing
 
     @Test func thumbnailsAndMaxBytes() throws {
         let dir = try TemporaryDirectory()
-        let result = try CamrollBinary.run(["-d", "pattern", "-r", "1280x720", "--max-bytes", "20K", "-o", dir.file("a.jpg"),
+        // (--max-bytes encodes 4:2:0, in which the pattern at -q 90 takes about 17.7 kB.)
+        let result = try CamrollBinary.run(["-d", "pattern", "-r", "1280x720", "--max-bytes", "17K", "-o", dir.file("a.jpg"),
                                             "--db", dir.file("c.sqlite3")])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(try fileBytes(dir.file("a.jpg")).count <= 20 * 1024)
+        #expect(try fileBytes(dir.file("a.jpg")).count <= 17 * 1024)
         let catalog = try CatalogReader(dir.file("c.sqlite3"))
         let quality = try catalog.int("SELECT jpeg_quality FROM captures")
         #expect(quality < 90 && quality >= 1)
         // One step up would not have fitted, with the file's EXIF block: the search found the
-        // highest quality that does.
+        // highest quality that does. The search encodes the pixels of the first, 4:2:0, JPEG.
         let exifBytes = try #require(JPEGSegments.exifSegments(of: fileBytes(dir.file("a.jpg"))).first).range.count
         let frame = try TestPattern(resolution: Resolution(width: 1280, height: 720)).nextFrame()
-        #expect(try JPEGEncoder().encode(frame, quality: quality + 1).bytes.count + exifBytes > 20 * 1024)
+        let encoder = try JPEGEncoder()
+        let (_, first) = try JPEGDecoder().decodeRGB(encoder.encode(frame, quality: 90, subsampling: .s420).bytes)
+        let pixels = RGBImage(width: 1280, height: 720, pixels: first).frame
+        #expect(try encoder.encode(pixels, quality: quality + 1, subsampling: .s420).bytes.count + exifBytes > 17 * 1024)
 
         let thumbnail = try #require(try catalog.database.prepare("SELECT jpeg FROM thumbnails").stepBlob())
         let (header, _) = try JPEGDecoder().decodeRGB(thumbnail)

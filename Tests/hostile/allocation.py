@@ -5,7 +5,7 @@
 
 Files: a 292 kB PNG of 20000x4999 (under the default 100-megapixel limit), PNGs whose headers
 claim 65535x65535 and 60000x60000 (16 rows of data), a real 20000x4999 JPEG (that PNG saved),
-saved as it is and re-encoded (-q 50), and JPEGs of 16x8 whose frame headers claim 20000x4999 and 60000x60000; each saved with `snap -d file:…` as it is and with
+saved as it is, re-encoded (-q 50) and resized (-r 640x480), and JPEGs of 16x8 whose frame headers claim 20000x4999 and 60000x60000; each saved with `snap -d file:…` as it is and with
 `--max-pixels 100000000000`, under each limit in MB (`ulimit -v`; 0: none). Every run must exit 0
 (saved) or 65 with a one-line `camroll: error:` (never 134, a trap, nor a death by a signal), and
 nothing may be left under the output's name when it did not exit 0. Prints a row a case: exit,
@@ -87,6 +87,7 @@ def main():
             "png 60000x60000 (header)": ("60000.png", lambda p: png(p, 60000, 60000, rows=16)),
             "jpeg 20000x4999": ("wide.jpg", lambda p: real_jpeg(p, work)),
             "jpeg 20000x4999 -q 50": ("wide.jpg", None),
+            "jpeg 20000x4999 -r 640x480": ("wide.jpg", None),
             "jpeg 20000x4999 (header)": ("wide-header.jpg", lambda p: jpeg(p, 20000, 4999, work)),
             "jpeg 60000x60000 (header)": ("60000.jpg", lambda p: jpeg(p, 60000, 60000, work)),
         }
@@ -105,6 +106,9 @@ def main():
                         arguments += ["--max-pixels", pixels]
                     if label.endswith("-q 50"):
                         arguments += ["-q", "50"]  # decoded whole and encoded again
+                    if label.endswith("-r 640x480"):
+                        # decoded whole, or at a DCT scale where memory cannot hold that
+                        arguments += ["-r", "640x480"]
                     code, peak_kb, seconds, stderr = run(arguments, limit)
                     first = stderr.split("\n")[0]
                     print(f"{label:28} {pixels or 'default':>14} {str(limit) + ' MB' if limit else 'none':>7} {code:>5} "

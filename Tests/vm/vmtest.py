@@ -73,8 +73,7 @@ MODULES = ["vivid", "virtio_pci", "virtio_blk", "virtio_rng", "v4l2loopback", "l
 GUEST_PROGRAMS = ["/usr/bin/v4l2-ctl"]
 # Libraries camroll loads with dlopen (ldd cannot see them), copied with their own libraries.
 GUEST_DLOPENED = ["/usr/lib/x86_64-linux-gnu/libchafa.so.0", "/usr/lib/x86_64-linux-gnu/libv4l2.so.0",
-                  "/usr/lib/x86_64-linux-gnu/libv4lconvert.so.0", "/usr/lib/x86_64-linux-gnu/libspng.so.0",
-                  "/usr/lib/x86_64-linux-gnu/libstb.so.0"]
+                  "/usr/lib/x86_64-linux-gnu/libv4lconvert.so.0", "/usr/lib/x86_64-linux-gnu/libspng.so.0"]
 
 
 def log(message):

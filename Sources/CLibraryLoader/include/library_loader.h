@@ -3,7 +3,7 @@
 /*
  * A C library loaded with dlopen the first time one of its functions is called, instead of by
  * the dynamic loader at every start: for those a photo from a YUYV or MJPEG camera never calls
- * (libv4l2 and libv4lconvert, libspng with zlib, libstb). Each library the loader maps at start
+ * (libv4l2 and libv4lconvert, libspng with zlib). Each library the loader maps at start
  * is work done before main, whatever the command: under TCG ~1.1 ms a library (docs/benchmarks.md,
  * Findings behind the code), a little everywhere.
  */

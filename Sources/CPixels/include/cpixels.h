@@ -3,8 +3,8 @@
 /*
  * The per-pixel loops of camroll's JPEG path, in C so that the compiler vectorizes them: a
  * YUYV frame split into the planes JPEG compresses, with the limited-range expansion (luma
- * 16–235, chroma 16–240, to JPEG's 0–255) on the way; pictures (a frame, a plane) averaged down for a thumbnail.
- * And the encoder that uses them a strip of rows at a time.
+ * 16–235, chroma 16–240, to JPEG's 0–255) on the way; pictures (a frame, a plane) averaged down for a thumbnail;
+ * pictures resampled to another size (resample.c). And the encoder that uses them a strip of rows at a time.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +56,28 @@ void cpixels_expand_plane(const uint8_t *from, uint8_t *to, size_t count, int ch
  * -1 when out of memory. */
 int cpixels_box_average(const uint8_t *from, size_t stride, int width, int height, int channels, uint8_t *to,
                         int to_width, int to_height);
+
+/*
+ * Resampling a picture to another size (resample.c): Lanczos-3, separable (each row, then each
+ * column), the weights computed once per output column and row and normalised to sum 1; when
+ * shrinking the kernel is widened by the scale factor, so that detail finer than the smaller
+ * picture can hold is filtered out instead of aliasing into it. In linear light (sRGB decoded
+ * through a 256-entry table, encoded again through a finer one), or on the sRGB codes.
+ */
+/* `width` x `height` packed RGB pixels (`from_stride` bytes a row) resampled into `to_width` x
+ * `to_height` at `to` (`to_stride` bytes a row), in linear light unless `linear_light` is 0.
+ * 0, or -1 when a size is not positive or the filter's memory cannot be had (its sizes are
+ * checked for overflow: the weights, and as many rows of the output at floating point as a column
+ * has taps, about 6 times the scale factor). */
+int cpixels_resize_rgb(const uint8_t *from, size_t from_stride, int width, int height, uint8_t *to, size_t to_stride,
+                       int to_width, int to_height, int linear_light);
+
+/* 1 when malloc can give `bytes` now (asked for and given back at once), else 0: ImageMemory's
+ * check before a picture's array is made. In C, with the block kept in use, because the Swift
+ * optimizer drops a malloc whose block is only freed: in a release build the check always
+ * passed, and the array's own allocation then stopped the process (exit 134) where a picture
+ * too large for memory is bad input (65). */
+int cpixels_can_allocate(size_t bytes);
 
 /* What the expansions give for one sample (for the tests). */
 uint8_t cpixels_expand_luma(uint8_t value);

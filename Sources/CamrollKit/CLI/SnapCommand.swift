@@ -116,7 +116,8 @@ struct SnapCommand {
     ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
-            origin: options.exif ? source.origin : nil, stripGPS: options.stripGPS, encoding: options.outputEncoding)
+            origin: options.exif ? source.origin : nil, stripGPS: options.stripGPS, encoding: options.outputEncoding,
+            subsampling: options.subsampling)
 
         if options.fill && !options.countGiven && !options.global.quiet, let warning = Self.fillsTheRootFileSystem(template) {
             console.warning(warning)

@@ -54,6 +54,8 @@ public struct SnapOptions: Sendable {
     public var crop: CropRequest?
     /// `--encoding`; nil: from the output name (`.png`), else JPEG.
     public var encoding: PictureEncoding?
+    /// `--subsampling`; nil: the source's (`ImagePipeline.subsampling(own:)`).
+    public var subsampling: ChromaSubsampling?
     /// `--rotate`, `--flip`, `--greyscale`.
     public var turn = ImageTurn()
     public var exif = true
@@ -188,6 +190,11 @@ public struct SnapOptions: Sendable {
                 }
                 options.turn.flip = flip
             case "--greyscale": options.turn.greyscale = true
+            case "--subsampling":
+                guard let subsampling = ChromaSubsampling(parsing: value) else {
+                    throw scanner.usageError("invalid value '\(value)' for '--subsampling': expected 444, 422 or 420")
+                }
+                options.subsampling = subsampling
             case "--encoding":
                 guard let encoding = PictureEncoding(rawValue: value.lowercased()) else {
                     throw scanner.usageError("invalid value '\(value)' for '--encoding': expected png or jpeg (camroll writes no other format)")
@@ -370,6 +377,11 @@ public struct SnapOptions: Sendable {
                 throw CamrollError.usage(
                     "'--max-bytes' cannot be used with PNG output: a PNG is lossless, there is no quality to lower",
                     hint: "Save a JPEG (-o NAME.jpg or --encoding jpeg) to fit a size, or make the picture smaller with -r.")
+            }
+            if let subsampling {
+                throw CamrollError.usage(
+                    "'--subsampling \(subsampling.option)' is for JPEG output: a PNG keeps every pixel's colour",
+                    hint: "Save a JPEG (-o NAME.jpg or --encoding jpeg) to choose its subsampling.")
             }
             if stamp {
                 throw CamrollError.usage("'--stamp' marks JPEG copies with a comment segment; a PNG has none",

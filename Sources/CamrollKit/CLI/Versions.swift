@@ -40,7 +40,7 @@ enum Versions {
             case text(String)
             /// `const unsigned` variables: major, minor, micro (GLib's and librsvg's way).
             case numbers(String, String, String)
-            /// None: the library's real file, whose name carries its version (libstb.so.0.0.0).
+            /// None: the library's real file, whose name carries its version (libv4l2.so.0.0.0).
             case file
         }
 
@@ -71,7 +71,6 @@ enum Versions {
         Loadable(name: "libv4l2 (v4l-utils)", sonames: ["libv4l2.so.0"], symbol: "v4l2_open", versionCall: .file),
         Loadable(name: "libv4lconvert (v4l-utils)", sonames: ["libv4lconvert.so.0"], symbol: "v4lconvert_create", versionCall: .file),
         Loadable(name: "libspng", sonames: ["libspng.so.0"], symbol: "spng_ctx_new", versionCall: .text("spng_version_string")),
-        Loadable(name: "libstb", sonames: ["libstb.so.0"], symbol: "stbir_resize_uint8_srgb", versionCall: .file),
         Loadable(name: "libcurl", sonames: ["libcurl.so.4", "libcurl-gnutls.so.4"], symbol: "curl_easy_init",
                  versionCall: .text("curl_version")),
         Loadable(name: "libchafa", sonames: ["libchafa.so.0"], symbol: "chafa_canvas_new", versionCall: .file),

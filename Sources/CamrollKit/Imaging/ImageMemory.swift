@@ -1,4 +1,4 @@
-import Glibc
+import CPixels
 
 /// Memory for a picture's pixels, sized with overflow checks and asked of malloc before the
 /// array that holds it is made: a Swift array whose allocation fails stops the process (exit
@@ -47,8 +47,7 @@ enum ImageMemory {
     static func reserve(_ count: Int, width: Int, height: Int) throws {
         // 64 kB: below that an array's allocation is not what runs the process out of memory.
         guard count > 1 << 16 else { return }
-        guard let probe = malloc(count) else { throw tooLarge(width: width, height: height, bytes: count) }
-        free(probe)
+        guard cpixels_can_allocate(count) != 0 else { throw tooLarge(width: width, height: height, bytes: count) }
     }
 
     static let tooLargeMessage = "image too large for memory: "

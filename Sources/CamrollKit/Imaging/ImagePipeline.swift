@@ -30,13 +30,17 @@ public final class ImagePipeline {
     public let encoding: PictureEncoding
     /// Drop the location (EXIF's GPS directory, an XMP packet that holds one): `--strip-gps`.
     public let stripGPS: Bool
+    /// `--subsampling`; nil: see `subsampling(own:)`.
+    public let subsampling: ChromaSubsampling?
     private let encoder: JPEGEncoder
     private let decoder: JPEGDecoder
 
     public init(
         quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil, edits: ImageEdits = ImageEdits(),
-        origin: PhotoOrigin? = nil, stripGPS: Bool = false, encoding: PictureEncoding = .jpeg
+        origin: PhotoOrigin? = nil, stripGPS: Bool = false, encoding: PictureEncoding = .jpeg,
+        subsampling: ChromaSubsampling? = nil
     ) throws {
+        self.subsampling = subsampling
         self.encoding = encoding
         self.quality = quality
         self.maxBytes = maxBytes
@@ -112,7 +116,7 @@ public final class ImagePipeline {
         if let thumbnailBox {
             let size = Thumbnail.fittedSize(pixels.width, pixels.height, inside: thumbnailBox)
             let small = try pixels.resized(to: size)
-            image.thumbnail = try encoder.encode(small.frame, quality: Thumbnail.quality).bytes
+            image.thumbnail = try encoder.encode(small.frame, quality: Thumbnail.quality, subsampling: Thumbnail.subsampling).bytes
         }
         return image
     }
@@ -126,13 +130,16 @@ public final class ImagePipeline {
                 image: image, sourceExif: JPEGSegments.exifPayload(of: frame.bytes).map(Array.init),
                 orientation: nil, changed: false)
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
+            let own = decoder.subsampling(of: frame.bytes)
+            // `--subsampling` other than the picture's own can only be had by encoding it again.
+            let otherSubsampling = subsampling != nil && subsampling != own
             // A turn is of the picture as shown: one stored sideways is decoded and set upright first.
-            if edits.fit != nil || edits.reencode || (edits.turn.movesPixels && orientation != 1) {
-                work.image = try reencoded(image, orientation: orientation)
+            if edits.fit != nil || edits.reencode || otherSubsampling || (edits.turn.movesPixels && orientation != 1) {
+                work.image = try reencoded(image, orientation: orientation, subsampling: own)
                 work.orientation = 1
                 work.changed = true
             } else if let crop = edits.crop {
-                try cropLosslessly(&work, crop, orientation: orientation)
+                try cropLosslessly(&work, crop, orientation: orientation, subsampling: own)
             }
         case .rgb24 where edits.fit != nil || edits.crop != nil:
             // Decoded from a file (PNG): cropped and scaled as pixels, then encoded.
@@ -140,14 +147,17 @@ public final class ImagePipeline {
             let rect = try edits.crop?.rect(width: pixels.width, height: pixels.height)
                 ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
             pixels = try pixels.cropped(rect).resized(to: fittedTarget(for: rect))
-            work = Work(image: try encoder.encode(pixels.frame, quality: quality), orientation: nil, changed: true)
+            work = Work(
+                image: try encoder.encode(pixels.frame, quality: quality, subsampling: subsampling(own: nil)),
+                orientation: nil, changed: true)
         default:
             // Uncropped, the thumbnail shows the frame as encoded: the encoder makes it from the
             // frame it has (YUYV), rather than decoding the JPEG for it afterwards.
             let image = try encoder.encode(
-                frame, quality: quality, thumbnailBox: edits.crop == nil && edits.turn.isNone ? thumbnailBox : nil)
+                frame, quality: quality, subsampling: subsampling(own: nil),
+                thumbnailBox: edits.crop == nil && edits.turn.isNone ? thumbnailBox : nil)
             work = Work(image: image, orientation: nil, changed: true)
-            if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1) }
+            if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1, subsampling: nil) }
         }
 
         if !edits.turn.isNone { try turned(&work) }
@@ -214,12 +224,21 @@ public final class ImagePipeline {
             let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
             var pixels = RGBImage(width: header.width, height: header.height, pixels: rgb)
             for step in turn.orientations { pixels = try pixels.upright(step) }
-            var image = try encoder.encode(pixels.frame, quality: quality)
+            // The subsampling decided for the JPEG being turned, kept.
+            var image = try encoder.encode(pixels.frame, quality: quality, subsampling: subsampling(own: decoder.subsampling(of: work.image.bytes)) ?? .s444)
             if turn.greyscale { image.bytes = try ImageTurn.greyscale(image.bytes) }
             work.image = image
         }
         if turn.movesPixels { work.orientation = 1 }
         work.changed = true
+    }
+
+    /// The subsampling of a JPEG camroll encodes: `--subsampling`; else 4:2:0 with `--max-bytes`
+    /// (asked for a small file, the smallest way to store colour); else `own`, the source's (a
+    /// photo file's from its header; nil: the encoder keeps the frame's, 4:2:2 for YUYV, 4:2:0
+    /// for YUV 4:2:0, 4:4:4 for RGB).
+    func subsampling(own: ChromaSubsampling?) -> ChromaSubsampling? {
+        subsampling ?? (maxBytes != nil ? .s420 : own)
     }
 
     /// The size `rect` is scaled to: fitted inside `-r`'s box, never enlarged.
@@ -230,7 +249,7 @@ public final class ImagePipeline {
 
     /// `--crop` on a JPEG without re-encoding it. A crop placed off the 8/16-pixel block grid
     /// cannot be lossless: that one is decoded, cropped and re-encoded.
-    private func cropLosslessly(_ work: inout Work, _ crop: CropRequest, orientation: Int) throws {
+    private func cropLosslessly(_ work: inout Work, _ crop: CropRequest, orientation: Int, subsampling own: ChromaSubsampling?) throws {
         let image = work.image
         let transposed = orientation >= 5
         let shown = transposed ? (image.height, image.width) : (image.width, image.height)
@@ -238,7 +257,7 @@ public final class ImagePipeline {
             .stored(orientation: orientation, width: image.width, height: image.height)
         let aligned = LosslessCrop.aligned(stored, mcu: try LosslessCrop.mcuSize(of: image.bytes))
         if crop.isPlaced && aligned != stored {
-            work.image = try reencoded(image, orientation: orientation)
+            work.image = try reencoded(image, orientation: orientation, subsampling: own)
             work.orientation = 1
         } else {
             work.image = EncodedImage(
@@ -248,30 +267,59 @@ public final class ImagePipeline {
         work.changed = true
     }
 
-    /// Decoded (at the smallest DCT scale that is enough), turned upright, cropped, scaled to
-    /// the exact size and encoded at `-q`.
-    private func reencoded(_ image: EncodedImage, orientation: Int) throws -> EncodedImage {
+    /// Decoded at full size, turned upright, cropped, resampled to the exact size (Lanczos-3,
+    /// `RGBImage.resized`) and encoded at `-q`, with `subsampling(own:)` of the source's.
+    ///
+    /// Not decoded at a smaller DCT scale first, though that costs less: turbojpeg's scaled
+    /// decoding aliases on its own, and no room left for the filter undoes it. A 1024x1024 zone
+    /// plate shrunk to ×0.12 scored SSIM 0.87 against a float Lanczos-3 reference decoded at the
+    /// smallest scale ≥ 2× the target, 0.92 at ≥ 3×, 0.92 at ≥ 4×, 0.999 decoded whole
+    /// (docs/benchmarks.md, Resizing). Only when the memory this process may have cannot hold
+    /// the whole picture (a 100-megapixel photo is 300 MB of RGB) is a shrink decoded at the
+    /// smallest scale ≥ 4× the target instead (photos lost 0.0004-0.0023 of SSIM so), rather
+    /// than refused.
+    private func reencoded(_ image: EncodedImage, orientation: Int, subsampling own: ChromaSubsampling?) throws -> EncodedImage {
         let transposed = orientation >= 5
         let shownWidth = transposed ? image.height : image.width, shownHeight = transposed ? image.width : image.height
         let rect = try edits.crop?.rect(width: shownWidth, height: shownHeight)
             ?? PixelRect(x: 0, y: 0, width: shownWidth, height: shownHeight)
         let target = fittedTarget(for: rect)
-        // The whole picture must decode to at least this, for the crop to hold `target`.
-        let neededWidth = (shownWidth * target.width + rect.width - 1) / rect.width
-        let neededHeight = (shownHeight * target.height + rect.height - 1) / rect.height
-        let (size, rgb) = try decoder.decodeRGB(
-            image.bytes, minimumWidth: transposed ? neededHeight : neededWidth,
-            minimumHeight: transposed ? neededWidth : neededHeight)
-        let upright = try RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
-        // The crop, at the decoded scale.
+        let pixels: RGBImage
+        do {
+            pixels = try resampled(image, orientation: orientation, rect: rect, to: target, room: nil)
+        } catch let error as CamrollError where ImageMemory.isTooLarge(error) && target.width * 4 <= rect.width
+            && target.height * 4 <= rect.height {
+            pixels = try resampled(image, orientation: orientation, rect: rect, to: target, room: 4)
+        }
+        return try encoder.encode(pixels.frame, quality: quality, subsampling: subsampling(own: own) ?? .s444)
+    }
+
+    /// `rect` of the picture as shown, resampled to `target`: decoded whole, or with `room` at
+    /// the smallest DCT scale that still gives the crop `room` times the target's size.
+    private func resampled(
+        _ image: EncodedImage, orientation: Int, rect: PixelRect, to target: Resolution, room: Int?
+    ) throws -> RGBImage {
+        let transposed = orientation >= 5
+        let shownWidth = transposed ? image.height : image.width, shownHeight = transposed ? image.width : image.height
+        let decoded: (JPEGDecoder.Header, [UInt8])
+        if let room {
+            // The whole picture must decode to at least this, for the crop to hold `room` x `target`.
+            let neededWidth = (shownWidth * target.width * room + rect.width - 1) / rect.width
+            let neededHeight = (shownHeight * target.height * room + rect.height - 1) / rect.height
+            decoded = try decoder.decodeRGB(
+                image.bytes, minimumWidth: transposed ? neededHeight : neededWidth, minimumHeight: transposed ? neededWidth : neededHeight)
+        } else {
+            decoded = try decoder.decodeRGB(image.bytes)
+        }
+        let upright = try RGBImage(width: decoded.0.width, height: decoded.0.height, pixels: decoded.1).upright(orientation)
+        // The crop at the decoded scale (1 when decoded whole).
         let scale = Double(upright.width) / Double(shownWidth)
         let x = min(upright.width - 1, Int(Double(rect.x) * scale))
         let y = min(upright.height - 1, Int(Double(rect.y) * scale))
         let scaledRect = PixelRect(
             x: x, y: y, width: max(1, min(upright.width - x, Int((Double(rect.width) * scale).rounded()))),
             height: max(1, min(upright.height - y, Int((Double(rect.height) * scale).rounded()))))
-        let pixels = try upright.cropped(scaledRect).resized(to: target)
-        return try encoder.encode(pixels.frame, quality: quality)
+        return try upright.cropped(scaledRect).resized(to: target)
     }
 
     /// The highest quality (up to `-q`) whose JPEG fits in `limit` bytes, by binary search: size
@@ -307,7 +355,7 @@ public final class ImagePipeline {
 
     /// `frame` encoded at `quality`, one component for `--greyscale`.
     private func encoded(_ frame: Frame, quality: Int) throws -> EncodedImage {
-        var image = try encoder.encode(frame, quality: quality)
+        var image = try encoder.encode(frame, quality: quality, subsampling: subsampling ?? .s420)
         if edits.turn.greyscale { image.bytes = try ImageTurn.greyscale(image.bytes) }
         return image
     }

@@ -58,6 +58,16 @@ public final class JPEGDecoder {
         return Header(width: Int(width), height: Int(height), isCMYK: cmyk)
     }
 
+    /// How the JPEG stores its colour, as its frame header says (tjDecompressHeader3); nil when
+    /// the header cannot be read or turbojpeg cannot name its subsampling.
+    public func subsampling(of jpeg: [UInt8]) -> ChromaSubsampling? {
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let status = jpeg.withUnsafeBufferPointer {
+            tjDecompressHeader3(handle, $0.baseAddress, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
+        }
+        return status == 0 ? ChromaSubsampling(header: subsampling) : nil
+    }
+
     /// Throws `.dataError`, with the size and the option that raises the limit, for a picture
     /// over `maxPixels`. `subject` names it in the message; `bytesPerPixel` is what the picture
     /// costs a pixel on its way through camroll, for the hint.

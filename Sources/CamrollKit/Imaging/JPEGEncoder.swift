@@ -13,6 +13,54 @@ public struct EncodedImage: Sendable {
     public var thumbnail: [UInt8]? = nil
 }
 
+/// How a JPEG stores its colour: one Cb and one Cr sample for every pixel (4:4:4), for each pair
+/// of pixels side by side (4:2:2), or for each 2x2 block (4:2:0); `--subsampling`. A photo file
+/// re-encoded keeps its own, whichever turbojpeg names (4:4:0 and 4:1:1 too; grey).
+public struct ChromaSubsampling: Sendable, Equatable, CustomStringConvertible {
+    /// turbojpeg's TJSAMP value.
+    public let rawValue: Int32
+
+    public init(_ samp: TJSAMP) { rawValue = Int32(samp.rawValue) }
+
+    public static let s444 = ChromaSubsampling(TJSAMP_444)
+    public static let s422 = ChromaSubsampling(TJSAMP_422)
+    public static let s420 = ChromaSubsampling(TJSAMP_420)
+    public static let grey = ChromaSubsampling(TJSAMP_GRAY)
+
+    /// `444`, `422` or `420` (`4:2:0` too), what `--subsampling` takes.
+    public init?(parsing text: String) {
+        switch text.replacing(":", with: "") {
+        case "444": self = .s444
+        case "422": self = .s422
+        case "420": self = .s420
+        default: return nil
+        }
+    }
+
+    /// As `--subsampling` names it: `444`.
+    public var option: String { description.replacing(":", with: "") }
+
+    /// turbojpeg's answer for a JPEG's header, nil for one it cannot name.
+    init?(header value: Int32) {
+        guard value >= 0, value < Int32(TJ_NUMSAMP) else { return nil }
+        rawValue = value
+    }
+
+    var samp: TJSAMP { TJSAMP(UInt32(rawValue)) }
+
+    public var description: String {
+        switch samp {
+        case TJSAMP_444: "4:4:4"
+        case TJSAMP_422: "4:2:2"
+        case TJSAMP_420: "4:2:0"
+        case TJSAMP_GRAY: "grey"
+        case TJSAMP_440: "4:4:0"
+        case TJSAMP_411: "4:1:1"
+        default: "TJSAMP \(rawValue)"
+        }
+    }
+}
+
 /// Encodes raw frames to JPEG: YUV frames (and their thumbnails) through libjpeg itself, a strip
 /// of rows at a time (see cpixels.h); RGB frames with libturbojpeg. Reuses its buffers from frame
 /// to frame.
@@ -41,18 +89,29 @@ public final class JPEGEncoder {
     /// Encodes YUYV (straight to 4:2:2, never through RGB), planar YUV 4:2:0 or RGB24. With
     /// `thumbnailBox`, a YUYV frame's thumbnail is made too, from the frame itself: no JPEG
     /// decoding, and none of the decoder's code run for it (see Thumbnail).
-    public func encode(_ frame: Frame, quality: Int, thumbnailBox: Resolution? = nil) throws -> EncodedImage {
+    ///
+    /// `subsampling` nil keeps the frame's own: 4:2:2 for YUYV, 4:2:0 for YUV 4:2:0, 4:4:4 for
+    /// RGB (its colour is whole). A YUV frame asked for another goes through RGB (BT.601) to
+    /// turbojpeg, which subsamples the chroma it is given; the raw path can only keep the
+    /// frame's own.
+    public func encode(
+        _ frame: Frame, quality: Int, subsampling: ChromaSubsampling? = nil, thumbnailBox: Resolution? = nil
+    ) throws -> EncodedImage {
         guard frame.width > 0, frame.height > 0, !frame.bytes.isEmpty else {
             throw CamrollError(.dataError, "empty \(frame.width)x\(frame.height) frame: nothing to encode")
         }
         var thumbnail: [UInt8]?
         let bytes: [UInt8]
         switch frame.format {
-        case .yuyv:
+        case .yuyv where subsampling == nil || subsampling == .s422:
             bytes = try encodeYUYV(frame, quality: quality)
             if let thumbnailBox { thumbnail = try thumbnailOfYUYV(frame, fitting: thumbnailBox) }
-        case .yuv420: bytes = try encodeYUV420(frame, quality: quality)
-        case .rgb24: bytes = try encodeRGB24(frame, quality: quality)
+        case .yuv420 where subsampling == nil || subsampling == .s420: bytes = try encodeYUV420(frame, quality: quality)
+        case .yuyv, .yuv420:
+            let rgb = try PreviewScaler().picture(of: frame, width: frame.width, height: frame.height)
+            bytes = try encodeRGB24(rgb.frame, quality: quality, subsampling: subsampling ?? .s444)
+            if frame.format == .yuyv, let thumbnailBox { thumbnail = try thumbnailOfYUYV(frame, fitting: thumbnailBox) }
+        case .rgb24: bytes = try encodeRGB24(frame, quality: quality, subsampling: subsampling ?? .s444)
         default:
             throw CamrollError(.dataError, "cannot encode pixel format \(frame.format) to JPEG")
         }
@@ -140,7 +199,7 @@ public final class JPEGEncoder {
         return try ImageMemory.copy(output, count: size, width: width, height: height)
     }
 
-    private func encodeRGB24(_ frame: Frame, quality: Int) throws -> [UInt8] {
+    private func encodeRGB24(_ frame: Frame, quality: Int, subsampling: ChromaSubsampling) throws -> [UInt8] {
         let width = frame.width, height = frame.height
         let pitch = frame.bytesPerLine > 0 ? frame.bytesPerLine : width * 3
         guard frame.bytes.count >= pitch * (height - 1) + width * 3 else {
@@ -152,13 +211,17 @@ public final class JPEGEncoder {
             }
             rgbHandle = handle
         }
-        let capacity = try ensureOutput(width: width, height: height, subsampling: TJSAMP_420)
+        let capacity = try ensureOutput(width: width, height: height, subsampling: subsampling.samp)
         var size = UInt(capacity)
+        // The accurate DCT, not turbojpeg's default fast one: RGB frames are photo files and PNGs
+        // decoded and resized, kept for their quality; at -q 95 the fast DCT's error (RMS 1.59
+        // codes from the pixels, against 1.52) cost a resized photo more SSIM than the
+        // resampling filter did (make bench-resize). Camera frames take the YUV path.
         let status = frame.bytes.withUnsafeBufferPointer { source in
             tjCompress2(
                 rgbHandle, source.baseAddress, Int32(width), Int32(pitch), Int32(height),
-                Int32(TJPF_RGB.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality),
-                TJFLAG_NOREALLOC)
+                Int32(TJPF_RGB.rawValue), &output, &size, subsampling.rawValue, Int32(quality),
+                TJFLAG_NOREALLOC | TJFLAG_ACCURATEDCT)
         }
         guard status == 0, let output else {
             throw CamrollError(.dataError, "JPEG encoding failed: \(String(cString: tjGetErrorStr2(rgbHandle)))")

@@ -1,4 +1,4 @@
-import CStb
+import CPixels
 
 /// Decoded pixels, 3 bytes (R, G, B) each, rows packed: what resizing, cropping and turning
 /// upright work on.
@@ -72,24 +72,25 @@ public struct RGBImage: Sendable {
         return RGBImage(width: rect.width, height: rect.height, pixels: out)
     }
 
-    /// Resampled to exactly `size` with stb_image_resize (Mitchell filter when shrinking,
-    /// Catmull-Rom when enlarging, in linear light: sRGB-correct).
+    /// Resampled to exactly `size` with a Lanczos-3 filter in linear light (cpixels.h):
+    /// shrinking, the kernel is widened by the scale factor, so that detail finer than the new
+    /// size can hold is filtered out instead of aliasing into false patterns; enlarging, the
+    /// same filter interpolates (camroll's own steps never enlarge: `-r` is a box to fit in).
     public func resized(to size: Resolution) throws -> RGBImage {
         if size.width == width && size.height == height { return self }
         var out = try ImageMemory.pixels(width: size.width, height: size.height, bytesPerPixel: 3)
-        var why = [CChar](repeating: 0, count: 256)
+        guard pixels.count >= width * height * 3 else {
+            throw CamrollError(.dataError, "\(pixels.count) bytes are too few for a \(width)x\(height) RGB picture")
+        }
         let status = pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { destination in
-                cstb_resize_uint8_srgb(
-                    source.baseAddress, Int32(width), Int32(height), 0, destination.baseAddress,
-                    Int32(size.width), Int32(size.height), 0, 3, STBIR_ALPHA_CHANNEL_NONE, 0, &why, why.count)
+                cpixels_resize_rgb(
+                    source.baseAddress, width * 3, Int32(width), Int32(height), destination.baseAddress, size.width * 3,
+                    Int32(size.width), Int32(size.height), 1)
             }
         }
-        guard status != -1 else {
-            throw CamrollError(.unavailable, "cannot resize \(width)x\(height) to \(size): \(String(nulTerminated: why))",
-                               hint: "Install libstb (Debian: apt install libstb0).")
-        }
-        guard status == 1 else { throw ImageMemory.tooLarge(width: size.width, height: size.height, bytes: nil) }
+        // The filter's own memory (its weights, a few rows at floating point) could not be had.
+        guard status == 0 else { throw ImageMemory.tooLarge(width: size.width, height: size.height, bytes: nil) }
         return RGBImage(width: size.width, height: size.height, pixels: out)
     }
 }

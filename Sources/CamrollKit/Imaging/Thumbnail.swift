@@ -8,6 +8,8 @@ import CPixels
 public enum Thumbnail {
     public static let defaultBox = Resolution(width: 160, height: 120)
     public static let quality = 70
+    /// Thumbnails of RGB pictures are 4:2:0, the smallest (a YUYV frame's are made 4:4:4 from its own planes).
+    static let subsampling = ChromaSubsampling.s420
 
     public static func make(from jpeg: [UInt8], fitting box: Resolution, encoder: JPEGEncoder) throws -> [UInt8] {
         let decoder = try JPEGDecoder()
@@ -25,7 +27,7 @@ public enum Thumbnail {
         }
         let frame = Frame(format: .rgb24, width: target.width, height: target.height, bytesPerLine: target.width * 3,
                           bytes: pixels, sequence: 0, capturedAt: .init(timeIntervalSince1970: 0))
-        return try encoder.encode(frame, quality: quality).bytes
+        return try encoder.encode(frame, quality: quality, subsampling: subsampling).bytes
     }
 
     /// `width` x `height` scaled to fit inside `box`, aspect kept, at least 1x1, not enlarged.

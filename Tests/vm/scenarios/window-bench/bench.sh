@@ -7,25 +7,35 @@ for _ in $(seq 1 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
 now() { cut -d' ' -f1 /proc/uptime; }
 pixels=/tmp/scenarios/window/pixels.py
 
-# first_frame NAME COMMAND…: seconds from the launch to a screen with the colour bars (the
-# root window's saturation over 0.1; polled as fast as xwd and the check go, ~0.3 s here).
+# first_frame NAME COMMAND…: seconds from the launch to its window showing the colour bars (its
+# saturation over 0.1, as the window scenario's `drawn`; polled as fast as xwd and the check go).
 first_frame() {
     name=$1; shift
     started=$(now)
     "$@" >/dev/null 2>>"$OUT/$name.err" &
     pid=$!
     seen=
-    for _ in $(seq 1 200); do
-        xwd -silent -root -out /tmp/screen.xwd 2>/dev/null
-        level=$(python3 $pixels saturation /tmp/screen.xwd 32)
+    # At most 40 s (a program that failed to start shows nothing).
+    win= level=0
+    while awk "BEGIN { exit !($(now) - $started < 40) }"; do
+        [ -d "/proc/$pid" ] || break
+        [ -n "$win" ] || win=$(xdotool search --onlyvisible --pid "$pid" 2>/dev/null | head -n 1)
+        [ -n "$win" ] || continue
+        xwd -silent -id "$win" -out /tmp/screen.xwd 2>/dev/null || continue
+        level=$(python3 $pixels saturation /tmp/screen.xwd 16)
         if awk "BEGIN { exit !($level > 0.1) }"; then seen=$(now); break; fi
     done
     kill "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
-    [ -n "$seen" ] && echo "$name $(awk "BEGIN { print $seen - $started }")" >>"$OUT/first-frame.txt"
+    if [ -n "$seen" ]; then
+        echo "$name $(awk "BEGIN { print $seen - $started }")" >>"$OUT/first-frame.txt"
+        echo "window-bench: $name drawn after $(awk "BEGIN { print $seen - $started }") s" >/dev/console
+    else
+        echo "window-bench: $name showed nothing (saturation $level): $(tail -n 2 "$OUT/$name.err")" >/dev/console
+    fi
     sleep 1
 }
-for round in 1 2 3 4; do
+for round in 1 2 3; do
     first_frame camroll camroll pick --window -d /dev/video0 -r 1280x720 -o /tmp/first.jpg --db /tmp/first.sqlite3
     first_frame ffplay ffplay -hide_banner -loglevel error -f v4l2 -input_format yuyv422 -video_size 1280x720 -i /dev/video0
 done
@@ -55,6 +65,7 @@ preview() {
     xdotool key --window "$win" Escape
     wait "$pid"
 }
+echo "window-bench: previews" >/dev/console
 preview yuyv /dev/video0
 preview mjpeg /dev/video10
 getconf CLK_TCK >"$OUT/clk_tck"

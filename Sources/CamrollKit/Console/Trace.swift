@@ -36,7 +36,7 @@ public enum Trace {
         let start = processStartMicroseconds()
         var previous = start
         var text = "trace: phase                           ends at (ms)   took (ms)\n"
-        text += "trace: (process started)                       0.0\n"
+        text += "trace: (process started)                       0.000\n"
         for (phase, time) in marks.withLock({ $0 }) {
             let name = phase.count < 32 ? phase + String(repeating: " ", count: 32 - phase.count) : phase
             text += "trace: \(name) \(format(time - start)) \(format(time - previous))\n"
@@ -45,9 +45,10 @@ public enum Trace {
         _ = text.printableLines.utf8CString.withUnsafeBufferPointer { write(STDERR_FILENO, $0.baseAddress, $0.count - 1) }
     }
 
+    /// Milliseconds to the microsecond: a small frame's encoding takes well under one.
     private static func format(_ microseconds: Int) -> String {
-        let tenths = (microseconds + 50) / 100
-        let text = "\(tenths / 10).\(abs(tenths % 10))"
+        let fraction = String(abs(microseconds % 1000))
+        let text = "\(microseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
         return String(repeating: " ", count: max(0, 12 - text.count)) + text
     }
 

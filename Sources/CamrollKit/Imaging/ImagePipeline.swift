@@ -32,6 +32,8 @@ public final class ImagePipeline {
     public let stripGPS: Bool
     private let encoder: JPEGEncoder
     private let decoder: JPEGDecoder
+    /// `--timestamp`, `--title`: drawn into each frame before it is encoded (ImagePipeline+Banner).
+    public var banner: BannerPainter?
 
     public init(
         quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil, edits: ImageEdits = ImageEdits(),
@@ -62,7 +64,8 @@ public final class ImagePipeline {
 
     /// The picture to save, in the run's encoding.
     public func picture(from frame: Frame) throws -> EncodedImage {
-        encoding == .png ? try png(from: frame) : try jpeg(from: frame)
+        let drawn = try withBanner(frame)
+        return encoding == .png ? try png(from: drawn) : try jpeg(from: drawn)
     }
 
     /// A PNG of the frame: its pixels (a JPEG decoded once, upright by its Orientation; YUYV
@@ -77,6 +80,7 @@ public final class ImagePipeline {
             sourceExif = JPEGSegments.exifPayload(of: frame.bytes).map(Array.init)
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
             pixels = try RGBImage(width: header.width, height: header.height, pixels: rgb).upright(orientation)
+            if let banner { try banner.draw(on: &pixels, of: frame) }
         case .rgb24:
             pixels = RGBImage(width: frame.width, height: frame.height, pixels: frame.bytes)
         case .yuyv, .yuv420:
@@ -127,8 +131,9 @@ public final class ImagePipeline {
                 orientation: nil, changed: false)
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
             // A turn is of the picture as shown: one stored sideways is decoded and set upright first.
-            if edits.fit != nil || edits.reencode || (edits.turn.movesPixels && orientation != 1) {
-                work.image = try reencoded(image, orientation: orientation)
+            // A banner is drawn into the decoded pixels: the picture is encoded again.
+            if edits.fit != nil || edits.reencode || banner != nil || (edits.turn.movesPixels && orientation != 1) {
+                work.image = try reencoded(image, orientation: orientation, bannerOf: frame)
                 work.orientation = 1
                 work.changed = true
             } else if let crop = edits.crop {
@@ -250,7 +255,7 @@ public final class ImagePipeline {
 
     /// Decoded (at the smallest DCT scale that is enough), turned upright, cropped, scaled to
     /// the exact size and encoded at `-q`.
-    private func reencoded(_ image: EncodedImage, orientation: Int) throws -> EncodedImage {
+    private func reencoded(_ image: EncodedImage, orientation: Int, bannerOf frame: Frame? = nil) throws -> EncodedImage {
         let transposed = orientation >= 5
         let shownWidth = transposed ? image.height : image.width, shownHeight = transposed ? image.width : image.height
         let rect = try edits.crop?.rect(width: shownWidth, height: shownHeight)
@@ -259,10 +264,13 @@ public final class ImagePipeline {
         // The whole picture must decode to at least this, for the crop to hold `target`.
         let neededWidth = (shownWidth * target.width + rect.width - 1) / rect.width
         let neededHeight = (shownHeight * target.height + rect.height - 1) / rect.height
+        // With a banner, decoded whole: its font size is the picture's, not a DCT scale's.
+        let drawing = banner != nil && frame != nil
         let (size, rgb) = try decoder.decodeRGB(
-            image.bytes, minimumWidth: transposed ? neededHeight : neededWidth,
-            minimumHeight: transposed ? neededWidth : neededHeight)
-        let upright = try RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
+            image.bytes, minimumWidth: drawing ? image.width : transposed ? neededHeight : neededWidth,
+            minimumHeight: drawing ? image.height : transposed ? neededWidth : neededHeight)
+        var upright = try RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
+        if let banner, let frame { try banner.draw(on: &upright, of: frame) }
         // The crop, at the decoded scale.
         let scale = Double(upright.width) / Double(shownWidth)
         let x = min(upright.width - 1, Int(Double(rect.x) * scale))

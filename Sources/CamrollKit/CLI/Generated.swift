@@ -421,6 +421,7 @@ enum Completions {
         let names = option.names.count > 1 ? "{\(option.names.joined(separator: ","))}" : "'\(option.id)'"
         let help = "[\(zshQuote(String(option.help.prefix(70))))]"
         guard let value = option.value else { return "\(names)'\(help)'" }
+        if option.valueIsOptional { return "\(names)'\(help)::\(zshQuote(value)):\(zshAction(option.kind))'" }
         return "\(names)'\(help):\(zshQuote(value)):\(zshAction(option.kind))'"
     }
 

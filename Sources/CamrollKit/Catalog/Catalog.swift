@@ -577,6 +577,8 @@ public final class Catalog {
         public var jpegBytes: Int
         public var xxh128: String
         public var thumbnail: [UInt8]?
+        /// The `--timestamp`/`--title` banner's texts drawn into it, one a line; nil: none.
+        public var banner: String? = nil
     }
 
     public func addCapture(_ capture: NewCapture) throws -> Int {
@@ -585,7 +587,7 @@ public final class Catalog {
                 .int(capture.runID), .text(capture.uuid), .text(Timestamp.iso8601(capture.capturedAt)),
                 .optional(capture.frameSequence), .text(capture.pixelFormat), .int(capture.width),
                 .int(capture.height), .optional(capture.jpegQuality), .int(capture.jpegBytes),
-                .text(capture.xxh128), capture.thumbnail.map { .blob($0) } ?? .null
+                .text(capture.xxh128), capture.thumbnail.map { .blob($0) } ?? .null, capture.banner.map { .text($0) } ?? .null
             ).run()
             return database.lastInsertRowID
         }
@@ -596,8 +598,8 @@ public final class Catalog {
             &insertCapture,
             """
             INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width,
-                                 height, jpeg_quality, jpeg_bytes, xxh128, thumbnail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 height, jpeg_quality, jpeg_bytes, xxh128, thumbnail, banner)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
     }
 

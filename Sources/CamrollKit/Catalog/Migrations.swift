@@ -130,5 +130,10 @@ enum Migrations {
         );
         CREATE INDEX run_events_run ON run_events(run_id);
         """,
+        // 8: the `--timestamp`/`--title` banner drawn into a capture, its texts one a line
+        // (title first); NULL when there was none.
+        """
+        ALTER TABLE captures ADD COLUMN banner TEXT;
+        """,
     ]
 }

@@ -75,4 +75,9 @@ extension Catalog {
     func recordsSaveDirectories() throws -> Bool {
         try (database.scalarInt("PRAGMA user_version") ?? 0) >= 6
     }
+
+    /// Whether its captures record their banner's text (schema step 8).
+    func recordsBanners() throws -> Bool {
+        try (database.scalarInt("PRAGMA user_version") ?? 0) >= 8
+    }
 }

@@ -28,6 +28,8 @@ public struct BannerRequest: Sendable, Equatable {
     /// fswebcam's colours: a dark blue strip, three quarters opaque, and white text.
     public var background = BannerColor(rgba: 0x263A_93BF)
     public var text = BannerColor(rgba: 0xFFFF_FFFF)
+    /// The overlay options given, to say so when there is no banner for them to style.
+    var given: Set<String> = []
 
     public init() {}
 

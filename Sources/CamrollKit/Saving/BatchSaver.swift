@@ -251,7 +251,7 @@ public final class BatchSaver: @unchecked Sendable {
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
                 height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
-                xxh128: imageHash, thumbnail: thumbnail)
+                xxh128: imageHash, thumbnail: thumbnail, banner: pipeline.bannerText(for: frame))
             // Committed on the catalog's thread while the frame's first file is written, which
             // takes its name only once the row is in: `verify --repair` knows a killed run's
             // files by their captures' hashes.

@@ -166,20 +166,27 @@ public final class BannerPainter {
     /// Characters of the last texts laid out that no installed font has (drawn as boxes).
     public var unknownGlyphs: Int { handle.map { Int(cpango_banner_unknown_glyphs($0)) } ?? 0 }
 
-    /// The first row of a banner `rows` high on a picture `height` rows high, and how many of
-    /// its rows fit: at the top, or the bottom starting on an even row (YUV 4:2:0's chroma).
-    private func strip(rows: Int, height: Int) -> (first: Int, rows: Int) {
-        let rows = min(rows, height)
-        guard request.edge == .bottom else { return (0, rows) }
-        let first = max(0, (height - rows) & ~1)
-        return (first, height - first)
+    /// The banner's place in `area` of a `width` x `height` picture, `rows` high at most: its
+    /// top or bottom rows, starting on an even row and column and an even number of columns
+    /// wide (YUYV's pairs, YUV 4:2:0's chroma).
+    private func strip(rows wanted: Int, in area: PixelRect, width: Int, height: Int) -> PixelRect {
+        let x = max(0, min(area.x, width - 1)) & ~1
+        let columns = max(0, min(area.width, width - x)) & ~1
+        let top = max(0, min(area.y, height - 1)), bottom = max(top, min(area.y + area.height, height))
+        let rows = min(wanted, bottom - top)
+        let first = request.edge == .top ? (top + 1) & ~1 : max(0, (bottom - rows) & ~1)
+        return PixelRect(x: x, y: first, width: columns, height: max(0, min(first + rows, bottom) - first))
     }
 
-    /// Draws the banner into `frame` (YUYV, YUV 4:2:0 or packed RGB).
-    public func draw(on frame: inout Frame) throws {
-        let (handle, wanted) = try prepared(for: frame, height: frame.height)
+    /// Draws the banner into `frame` (YUYV, YUV 4:2:0 or packed RGB), across the whole of it or
+    /// of `region` (a crop's rectangle).
+    public func draw(on frame: inout Frame, within region: PixelRect? = nil) throws {
+        let area = region ?? PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        let (handle, wanted) = try prepared(for: frame, height: area.height)
         guard wanted > 0 else { return }
-        let (first, rows) = strip(rows: wanted, height: frame.height)
+        let place = strip(rows: wanted, in: area, width: frame.width, height: frame.height)
+        let first = place.y, rows = place.height, left = place.x, columns = place.width
+        guard rows > 0, columns > 0 else { return }
         let width = frame.width, height = frame.height
         var drawn: Int32 = 0
         switch frame.format {
@@ -190,7 +197,7 @@ public final class BannerPainter {
             }
             let fullRange: Int32 = frame.fullRange ? 1 : 0
             drawn = frame.bytes.withUnsafeMutableBufferPointer { bytes in
-                cpango_draw_on_yuyv(handle, bytes.baseAddress! + first * stride, Int32(width), Int32(rows), Int32(stride), fullRange)
+                cpango_draw_on_yuyv(handle, bytes.baseAddress! + first * stride + left * 2, Int32(columns), Int32(rows), Int32(stride), fullRange)
             }
         case .yuv420:
             let chromaWidth = (width + 1) / 2, chromaSize = chromaWidth * ((height + 1) / 2)
@@ -200,10 +207,10 @@ public final class BannerPainter {
             let fullRange: Int32 = frame.fullRange ? 1 : 0
             drawn = frame.bytes.withUnsafeMutableBufferPointer { bytes in
                 let base = bytes.baseAddress!
-                let chromaOffset = first / 2 * chromaWidth
+                let chromaOffset = first / 2 * chromaWidth + left / 2
                 return cpango_draw_on_yu12(
-                    handle, base + first * width, Int32(width), base + width * height + chromaOffset,
-                    base + width * height + chromaSize + chromaOffset, Int32(chromaWidth), Int32(width), Int32(rows), fullRange)
+                    handle, base + first * width + left, Int32(width), base + width * height + chromaOffset,
+                    base + width * height + chromaSize + chromaOffset, Int32(chromaWidth), Int32(columns), Int32(rows), fullRange)
             }
         case .rgb24:
             let stride = frame.bytesPerLine > 0 ? frame.bytesPerLine : width * 3
@@ -211,12 +218,12 @@ public final class BannerPainter {
                 throw CamrollError(.dataError, "a \(width)x\(height) RGB frame of \(frame.bytes.count) bytes: cannot draw a banner on it")
             }
             drawn = frame.bytes.withUnsafeMutableBufferPointer { bytes in
-                cpango_draw_on_rgb24(handle, bytes.baseAddress! + first * stride, Int32(width), Int32(rows), Int32(stride))
+                cpango_draw_on_rgb24(handle, bytes.baseAddress! + first * stride + left * 3, Int32(columns), Int32(rows), Int32(stride))
             }
         default:
             throw CamrollError(.dataError, "cannot draw a banner on \(frame.format.code) frames")
         }
-        guard drawn == 1 else { throw CamrollError(.failure, "cairo could not make the banner's \(width)x\(rows) surface") }
+        guard drawn == 1 else { throw CamrollError(.failure, "cairo could not make the banner's \(columns)x\(rows) surface") }
     }
 
     /// Draws the banner into decoded pixels (a JPEG or PNG source, PNG output), taking its

@@ -1,12 +1,36 @@
+/// Where the banner is drawn, so that it is on the picture as saved, upright, at that picture's
+/// size: after `--crop`, `-r`, `--rotate` and `--flip`, as fswebcam draws it.
+/// - A camera's raw frame (YUYV, YUV 4:2:0) going to a JPEG: into the frame before it is
+///   encoded, only the banner's rows converted; with `--crop` (done losslessly on the JPEG
+///   afterwards) inside the crop's rectangle.
+/// - Pixels decoded or converted (a JPEG or an MJPEG frame, which is then encoded again at
+///   `-q`; a PNG file; PNG output): into them once cropped and scaled.
+/// - With `--rotate` or `--flip` on a JPEG: on the turned JPEG, decoded and encoded again
+///   (`drawBannerAfterTurning`).
 extension ImagePipeline {
-    /// `frame` with the banner drawn in, where its pixels are raw (YUYV, YUV 4:2:0, RGB): only
-    /// the banner's rows change. A JPEG or MJPEG frame is returned as it is: its banner is drawn
-    /// once it is decoded (`reencoded`, `png`), so that it is encoded again at `-q`.
     func withBanner(_ frame: Frame) throws -> Frame {
-        guard let banner, frame.format != .jpeg, frame.format != .mjpeg else { return frame }
+        guard let banner, encoding == .jpeg, !edits.turn.movesPixels else { return frame }
+        switch frame.format {
+        case .yuyv, .yuv420:
+            break
+        case .rgb24 where edits.fit == nil && edits.crop == nil:
+            break
+        default:
+            return frame
+        }
         var drawn = frame
-        try banner.draw(on: &drawn)
+        try banner.draw(on: &drawn, within: try croppedRegion(of: frame))
         return drawn
+    }
+
+    /// The part of a raw frame `--crop` keeps, as `cropLosslessly` will cut it from the frame's
+    /// JPEG: a centred crop moved onto the MCU grid of the subsampling the encoder uses for the
+    /// format (YUYV 4:2:2: 16x8; YUV 4:2:0 and RGB: 16x16), a placed one exactly where asked.
+    func croppedRegion(of frame: Frame) throws -> PixelRect? {
+        guard let crop = edits.crop else { return nil }
+        let rect = try crop.rect(width: frame.width, height: frame.height)
+        if crop.isPlaced { return rect }
+        return LosslessCrop.aligned(rect, mcu: frame.format == .yuyv ? (16, 8) : (16, 16))
     }
 
     /// The banner's text for the catalog (`captures.banner`), or nil when there is none.

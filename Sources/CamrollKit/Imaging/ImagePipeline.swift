@@ -80,7 +80,6 @@ public final class ImagePipeline {
             sourceExif = JPEGSegments.exifPayload(of: frame.bytes).map(Array.init)
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
             pixels = try RGBImage(width: header.width, height: header.height, pixels: rgb).upright(orientation)
-            if let banner { try banner.draw(on: &pixels, of: frame) }
         case .rgb24:
             pixels = RGBImage(width: frame.width, height: frame.height, pixels: frame.bytes)
         case .yuyv, .yuv420:
@@ -94,6 +93,7 @@ public final class ImagePipeline {
         let target = fittedTarget(for: rect)
         if target.width != pixels.width || target.height != pixels.height { pixels = try pixels.resized(to: target) }
         for step in edits.turn.orientations { pixels = try pixels.upright(step) }
+        if let banner { try banner.draw(on: &pixels, of: frame) }
         var samples = pixels.pixels
         var channels = 3
         if edits.turn.greyscale {
@@ -132,7 +132,8 @@ public final class ImagePipeline {
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
             // A turn is of the picture as shown: one stored sideways is decoded and set upright first.
             // A banner is drawn into the decoded pixels: the picture is encoded again.
-            if edits.fit != nil || edits.reencode || banner != nil || (edits.turn.movesPixels && orientation != 1) {
+            if edits.fit != nil || edits.reencode || (banner != nil && !edits.turn.movesPixels)
+                || (edits.turn.movesPixels && orientation != 1) {
                 work.image = try reencoded(image, orientation: orientation, bannerOf: frame)
                 work.orientation = 1
                 work.changed = true
@@ -145,6 +146,7 @@ public final class ImagePipeline {
             let rect = try edits.crop?.rect(width: pixels.width, height: pixels.height)
                 ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
             pixels = try pixels.cropped(rect).resized(to: fittedTarget(for: rect))
+            if let banner, !edits.turn.movesPixels { try banner.draw(on: &pixels, of: frame) }
             work = Work(image: try encoder.encode(pixels.frame, quality: quality), orientation: nil, changed: true)
         default:
             // Uncropped, the thumbnail shows the frame as encoded: the encoder makes it from the
@@ -156,6 +158,7 @@ public final class ImagePipeline {
         }
 
         if !edits.turn.isNone { try turned(&work) }
+        if banner != nil && edits.turn.movesPixels { try drawBannerAfterTurning(&work, frame) }
         withExif(&work, frame)
         if origin == nil || stripGPS { withoutMetadata(&work) }
         if let maxBytes, work.image.bytes.count > maxBytes {
@@ -227,6 +230,17 @@ public final class ImagePipeline {
         work.changed = true
     }
 
+    /// The banner on a picture `--rotate` or `--flip` turned (losslessly, on its JPEG): drawn
+    /// upright on the turned picture, which is decoded and encoded again at `-q` for it.
+    private func drawBannerAfterTurning(_ work: inout Work, _ frame: Frame) throws {
+        guard let banner else { return }
+        let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
+        var pixels = RGBImage(width: header.width, height: header.height, pixels: rgb)
+        try banner.draw(on: &pixels, of: frame)
+        work.image = try encoded(pixels.frame, quality: quality)
+        work.changed = true
+    }
+
     /// The size `rect` is scaled to: fitted inside `-r`'s box, never enlarged.
     private func fittedTarget(for rect: PixelRect) -> Resolution {
         guard let box = edits.fit else { return Resolution(width: rect.width, height: rect.height) }
@@ -264,13 +278,10 @@ public final class ImagePipeline {
         // The whole picture must decode to at least this, for the crop to hold `target`.
         let neededWidth = (shownWidth * target.width + rect.width - 1) / rect.width
         let neededHeight = (shownHeight * target.height + rect.height - 1) / rect.height
-        // With a banner, decoded whole: its font size is the picture's, not a DCT scale's.
-        let drawing = banner != nil && frame != nil
         let (size, rgb) = try decoder.decodeRGB(
-            image.bytes, minimumWidth: drawing ? image.width : transposed ? neededHeight : neededWidth,
-            minimumHeight: drawing ? image.height : transposed ? neededWidth : neededHeight)
-        var upright = try RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
-        if let banner, let frame { try banner.draw(on: &upright, of: frame) }
+            image.bytes, minimumWidth: transposed ? neededHeight : neededWidth,
+            minimumHeight: transposed ? neededWidth : neededHeight)
+        let upright = try RGBImage(width: size.width, height: size.height, pixels: rgb).upright(orientation)
         // The crop, at the decoded scale.
         let scale = Double(upright.width) / Double(shownWidth)
         let x = min(upright.width - 1, Int(Double(rect.x) * scale))
@@ -278,7 +289,8 @@ public final class ImagePipeline {
         let scaledRect = PixelRect(
             x: x, y: y, width: max(1, min(upright.width - x, Int((Double(rect.width) * scale).rounded()))),
             height: max(1, min(upright.height - y, Int((Double(rect.height) * scale).rounded()))))
-        let pixels = try upright.cropped(scaledRect).resized(to: target)
+        var pixels = try upright.cropped(scaledRect).resized(to: target)
+        if let banner, let frame, !edits.turn.movesPixels { try banner.draw(on: &pixels, of: frame) }
         return try encoder.encode(pixels.frame, quality: quality)
     }
 

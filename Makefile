@@ -3,7 +3,7 @@
 
 BUILD_PACKAGES := pkg-config libstdc++-12-dev libturbojpeg0-dev libjpeg62-turbo-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
                   libstb-dev libcurl4-openssl-dev
-TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
+TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 libpangocairo-1.0-0 fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
 # (The window scenario's GTK, X server, xdotool and xwd run in the guest from the host's root.)
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs f2fs-tools nfs-kernel-server \
                   libgtk-4-1 xvfb x11-utils xdotool x11-apps fonts-dejavu-core
@@ -15,7 +15,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-window bench-catalog bench-storage bench-startup deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench interrupt sweep race asan fuzz bench bench-banner bench-window bench-catalog bench-storage bench-startup deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -193,6 +193,10 @@ vm-bench: vm-deps
 
 bench: test-deps
 	python3 Benchmarks/bench.py
+
+# The --timestamp/--title banner's time beside the encoding's, at 640x480, 1280x720, 1920x1080.
+bench-banner: release
+	python3 Benchmarks/banner.py .build/release/camroll
 
 # pick's window in one Xvfb run: preview rate and CPU at 1280x720, launch to the first frame on
 # screen beside ffplay, RSS after 1 and BENCH_WINDOW_MINUTES minutes of preview.

@@ -16,7 +16,7 @@ typedef struct PangoLayout PangoLayout;
 typedef struct cairo_surface cairo_surface_t;
 typedef struct cairo cairo_t;
 typedef int cairo_status_t;
-enum { CAIRO_STATUS_SUCCESS = 0, CAIRO_FORMAT_RGB24 = 1, PANGO_SCALE = 1024 };
+enum { CAIRO_STATUS_SUCCESS = 0, CAIRO_FORMAT_ARGB32 = 0, PANGO_SCALE = 1024 };
 
 /* The functions called, in the order of their slots. dlsym on libpangocairo's handle also finds
  * the symbols of what it links: Pango, GObject, cairo. */
@@ -67,10 +67,12 @@ struct cpango_banner {
     struct side start, end;
     int margin;
     uint32_t background, text;
-    /* cairo's pixels of the strip, kept for the next frame of the same size. */
+    /* The banner drawn by cairo (premultiplied ARGB), kept from frame to frame: drawn again
+     * only when its text, colours or size change. Each frame is then only blended with it. */
     unsigned char *scratch;
     int scratch_width, scratch_rows, scratch_stride;
     cairo_surface_t *surface;
+    int drawn;
 };
 
 static void side_free(struct side *side) {
@@ -84,6 +86,7 @@ static void free_surface(cpango_banner *banner) {
     banner->surface = NULL;
     banner->scratch = NULL;
     banner->scratch_width = banner->scratch_rows = 0;
+    banner->drawn = 0;
 }
 
 void cpango_banner_free(cpango_banner *banner) {
@@ -144,9 +147,9 @@ cpango_banner *cpango_banner_new(const char *family, double pixel_size, char *re
     return banner;
 }
 
-static void set_side(struct side *side, const char *text) {
+static int set_side(struct side *side, const char *text) {
     if (!text) text = "";
-    if (side->text && strcmp(side->text, text) == 0) return;
+    if (side->text && strcmp(side->text, text) == 0) return 0;
     free(side->text);
     side->text = strdup(text);
     PANGO(pango_layout_set_text)(side->layout, text, -1);
@@ -155,11 +158,11 @@ static void set_side(struct side *side, const char *text) {
     } else {
         side->width = side->height = 0;
     }
+    return 1;
 }
 
 void cpango_banner_set_text(cpango_banner *banner, const char *start, const char *end) {
-    set_side(&banner->start, start);
-    set_side(&banner->end, end);
+    if (set_side(&banner->start, start) | set_side(&banner->end, end)) banner->drawn = 0;
 }
 
 int cpango_banner_unknown_glyphs(cpango_banner *banner) {
@@ -175,19 +178,21 @@ int cpango_banner_height(cpango_banner *banner) {
 }
 
 void cpango_banner_set_colors(cpango_banner *banner, uint32_t background, uint32_t text) {
+    if (banner->background != background || banner->text != text) banner->drawn = 0;
     banner->background = background;
     banner->text = text;
 }
 
-/* The strip's cairo pixels, `width` x `rows`: kept from the last frame when the size holds. */
-static uint32_t *scratch(cpango_banner *banner, int width, int rows, int *stride_pixels) {
+/* The banner, `width` x `rows`, in premultiplied ARGB: drawn by cairo when it is not yet (a new
+ * text, colour or size), else the one drawn for an earlier frame. NULL when cairo cannot. */
+static const uint32_t *overlay(cpango_banner *banner, int width, int rows, int *stride_pixels) {
     if (banner->scratch_width != width || banner->scratch_rows != rows) {
         free_surface(banner);
-        int stride = PANGO(cairo_format_stride_for_width)(CAIRO_FORMAT_RGB24, width);
+        int stride = PANGO(cairo_format_stride_for_width)(CAIRO_FORMAT_ARGB32, width);
         if (stride <= 0) return NULL;
         banner->scratch = aligned_alloc(16, ((size_t)stride * (size_t)rows + 15) & ~(size_t)15);
         if (!banner->scratch) return NULL;
-        banner->surface = PANGO(cairo_image_surface_create_for_data)(banner->scratch, CAIRO_FORMAT_RGB24, width, rows, stride);
+        banner->surface = PANGO(cairo_image_surface_create_for_data)(banner->scratch, CAIRO_FORMAT_ARGB32, width, rows, stride);
         if (PANGO(cairo_surface_status)(banner->surface) != CAIRO_STATUS_SUCCESS) {
             free_surface(banner);
             return NULL;
@@ -196,85 +201,73 @@ static uint32_t *scratch(cpango_banner *banner, int width, int rows, int *stride
         banner->scratch_rows = rows;
         banner->scratch_stride = stride;
     }
+    if (!banner->drawn) {
+        /* The background over nothing (transparent), then each text: the start's after the
+         * margin, the end's against the right margin, both a margin below the top. */
+        memset(banner->scratch, 0, (size_t)banner->scratch_stride * (size_t)rows);
+        cairo_t *cairo = PANGO(cairo_create)(banner->surface);
+        uint32_t b = banner->background, t = banner->text;
+        PANGO(cairo_set_source_rgba)(cairo, (b >> 24) / 255.0, (b >> 16 & 0xff) / 255.0, (b >> 8 & 0xff) / 255.0, (b & 0xff) / 255.0);
+        PANGO(cairo_paint)(cairo);
+        PANGO(cairo_set_source_rgba)(cairo, (t >> 24) / 255.0, (t >> 16 & 0xff) / 255.0, (t >> 8 & 0xff) / 255.0, (t & 0xff) / 255.0);
+        if (banner->start.width > 0) {
+            PANGO(cairo_move_to)(cairo, banner->margin, banner->margin);
+            PANGO(pango_cairo_show_layout)(cairo, banner->start.layout);
+        }
+        if (banner->end.width > 0) {
+            PANGO(cairo_move_to)(cairo, width - banner->margin - banner->end.width, banner->margin);
+            PANGO(pango_cairo_show_layout)(cairo, banner->end.layout);
+        }
+        PANGO(cairo_destroy)(cairo);
+        PANGO(cairo_surface_flush)(banner->surface);
+        banner->drawn = 1;
+    }
     *stride_pixels = banner->scratch_stride / 4;
-    return (uint32_t *)banner->scratch;
+    return (const uint32_t *)banner->scratch;
 }
 
-static int background_is_opaque(const cpango_banner *banner) { return (banner->background & 0xff) == 0xff; }
-
-/* The background over the strip, then each text: the start's after the margin, the end's
- * against the right margin, both a margin below the strip's top. */
-static void draw(cpango_banner *banner, int width) {
-    cairo_t *cairo = PANGO(cairo_create)(banner->surface);
-    uint32_t b = banner->background, t = banner->text;
-    PANGO(cairo_set_source_rgba)(cairo, (b >> 24) / 255.0, (b >> 16 & 0xff) / 255.0, (b >> 8 & 0xff) / 255.0, (b & 0xff) / 255.0);
-    PANGO(cairo_paint)(cairo);
-    PANGO(cairo_set_source_rgba)(cairo, (t >> 24) / 255.0, (t >> 16 & 0xff) / 255.0, (t >> 8 & 0xff) / 255.0, (t & 0xff) / 255.0);
-    if (banner->start.width > 0) {
-        PANGO(cairo_move_to)(cairo, banner->margin, banner->margin);
-        PANGO(pango_cairo_show_layout)(cairo, banner->start.layout);
-    }
-    if (banner->end.width > 0) {
-        PANGO(cairo_move_to)(cairo, width - banner->margin - banner->end.width, banner->margin);
-        PANGO(pango_cairo_show_layout)(cairo, banner->end.layout);
-    }
-    PANGO(cairo_destroy)(cairo);
-    PANGO(cairo_surface_flush)(banner->surface);
-}
-
+/*
+ * Blending. An overlay pixel is premultiplied: r' = a r, and the result is r' + (1 - a) d for
+ * what was there, d. Limited- and full-range BT.601 are affine maps of RGB (Y = 16 + M rgb),
+ * so the blend is done in the frame's own YUV, without converting it to RGB and back:
+ * Y = 16 a + M rgb' + (1 - a) Y_d, and likewise Cb, Cr with 128. Fixed point, 1 = 256; the
+ * alpha 0-255 is taken as 0-256 (a + a/128), so that opaque replaces and transparent keeps.
+ */
 static inline uint8_t clamp(int value) { return value < 0 ? 0 : value > 255 ? 255 : (uint8_t)value; }
-static inline uint32_t xrgb(int r, int g, int b) {
-    return (uint32_t)clamp(r) << 16 | (uint32_t)clamp(g) << 8 | (uint32_t)clamp(b);
-}
-
-/* BT.601, integer: limited range (Y 16-235, chroma 16-240) or full, as JPEG's. */
-static inline uint32_t rgb_of_yuv(int y, int u, int v, int full_range) {
-    int d = u - 128, e = v - 128;
-    if (full_range) {
-        int c = y * 256;
-        return xrgb((c + 359 * e + 128) >> 8, (c - 88 * d - 183 * e + 128) >> 8, (c + 454 * d + 128) >> 8);
-    }
-    int c = 298 * (y - 16);
-    return xrgb((c + 409 * e + 128) >> 8, (c - 100 * d - 208 * e + 128) >> 8, (c + 516 * d + 128) >> 8);
-}
+static inline int alpha256(uint32_t p) { int a = (int)(p >> 24); return a + (a >> 7); }
 static inline int red(uint32_t p) { return (int)(p >> 16 & 0xff); }
 static inline int green(uint32_t p) { return (int)(p >> 8 & 0xff); }
 static inline int blue(uint32_t p) { return (int)(p & 0xff); }
-static inline uint8_t luma(int r, int g, int b, int full_range) {
-    return full_range ? clamp((77 * r + 150 * g + 29 * b + 128) >> 8) : clamp(((66 * r + 129 * g + 25 * b + 128) >> 8) + 16);
+
+/* The overlay's part of Y, Cb and Cr (times 256), offsets included. */
+static inline int luma_of(uint32_t p, int full_range) {
+    return full_range ? 77 * red(p) + 150 * green(p) + 29 * blue(p) : 66 * red(p) + 129 * green(p) + 25 * blue(p) + 16 * alpha256(p);
 }
-/* Chroma of the sums of `n` pixels' components. */
-static inline void chroma(int r, int g, int b, int n, int full_range, uint8_t *u, uint8_t *v) {
-    int half = 128 * n;
-    if (full_range) {
-        *u = clamp(((-43 * r - 85 * g + 128 * b + half) / n >> 8) + 128);
-        *v = clamp(((128 * r - 107 * g - 21 * b + half) / n >> 8) + 128);
-    } else {
-        *u = clamp(((-38 * r - 74 * g + 112 * b + half) / n >> 8) + 128);
-        *v = clamp(((112 * r - 94 * g - 18 * b + half) / n >> 8) + 128);
-    }
+static inline int cb_of(uint32_t p, int full_range) {
+    return (full_range ? -43 * red(p) - 85 * green(p) + 128 * blue(p) : -38 * red(p) - 74 * green(p) + 112 * blue(p)) + 128 * alpha256(p);
+}
+static inline int cr_of(uint32_t p, int full_range) {
+    return (full_range ? 128 * red(p) - 107 * green(p) - 21 * blue(p) : 112 * red(p) - 94 * green(p) - 18 * blue(p)) + 128 * alpha256(p);
+}
+/* (value + 256 x sum) / (256 n), rounded, for n = 2^shift pixels. */
+static inline uint8_t blended(int overlay_sum, int keep_sum, int sample, int shift) {
+    return clamp((overlay_sum + keep_sum * sample + (128 << shift)) >> (8 + shift));
 }
 
 int cpango_draw_on_rgb24(cpango_banner *banner, uint8_t *rgb, int width, int rows, int stride) {
     int pitch;
-    uint32_t *pixels = scratch(banner, width, rows, &pitch);
+    const uint32_t *pixels = overlay(banner, width, rows, &pitch);
     if (!pixels) return 0;
-    /* An opaque background covers the strip: what was there is not read. */
-    if (!background_is_opaque(banner)) {
-        for (int row = 0; row < rows; row++) {
-            const uint8_t *in = rgb + (size_t)row * stride;
-            uint32_t *out = pixels + (size_t)row * pitch;
-            for (int x = 0; x < width; x++) out[x] = xrgb(in[3 * x], in[3 * x + 1], in[3 * x + 2]);
-        }
-    }
-    draw(banner, width);
     for (int row = 0; row < rows; row++) {
         const uint32_t *in = pixels + (size_t)row * pitch;
         uint8_t *out = rgb + (size_t)row * stride;
         for (int x = 0; x < width; x++) {
-            out[3 * x] = (uint8_t)red(in[x]);
-            out[3 * x + 1] = (uint8_t)green(in[x]);
-            out[3 * x + 2] = (uint8_t)blue(in[x]);
+            uint32_t p = in[x];
+            int keep = 256 - alpha256(p);
+            if (keep == 256) continue;
+            out[3 * x] = clamp(red(p) + ((keep * out[3 * x] + 128) >> 8));
+            out[3 * x + 1] = clamp(green(p) + ((keep * out[3 * x + 1] + 128) >> 8));
+            out[3 * x + 2] = clamp(blue(p) + ((keep * out[3 * x + 2] + 128) >> 8));
         }
     }
     return 1;
@@ -282,29 +275,20 @@ int cpango_draw_on_rgb24(cpango_banner *banner, uint8_t *rgb, int width, int row
 
 int cpango_draw_on_yuyv(cpango_banner *banner, uint8_t *yuyv, int width, int rows, int stride, int full_range) {
     int pitch;
-    uint32_t *pixels = scratch(banner, width, rows, &pitch);
+    const uint32_t *pixels = overlay(banner, width, rows, &pitch);
     if (!pixels) return 0;
-    int pairs = width / 2;
-    if (!background_is_opaque(banner)) {
-        for (int row = 0; row < rows; row++) {
-            const uint8_t *in = yuyv + (size_t)row * stride;
-            uint32_t *out = pixels + (size_t)row * pitch;
-            for (int x = 0; x < pairs; x++) {
-                int u = in[4 * x + 1], v = in[4 * x + 3];
-                out[2 * x] = rgb_of_yuv(in[4 * x], u, v, full_range);
-                out[2 * x + 1] = rgb_of_yuv(in[4 * x + 2], u, v, full_range);
-            }
-        }
-    }
-    draw(banner, width);
     for (int row = 0; row < rows; row++) {
         const uint32_t *in = pixels + (size_t)row * pitch;
         uint8_t *out = yuyv + (size_t)row * stride;
-        for (int x = 0; x < pairs; x++) {
-            uint32_t a = in[2 * x], b = in[2 * x + 1];
-            out[4 * x] = luma(red(a), green(a), blue(a), full_range);
-            out[4 * x + 2] = luma(red(b), green(b), blue(b), full_range);
-            chroma(red(a) + red(b), green(a) + green(b), blue(a) + blue(b), 2, full_range, &out[4 * x + 1], &out[4 * x + 3]);
+        for (int x = 0; x + 1 < width; x += 2) {
+            uint32_t a = in[x], b = in[x + 1];
+            int keep_a = 256 - alpha256(a), keep_b = 256 - alpha256(b);
+            if (keep_a == 256 && keep_b == 256) continue;
+            uint8_t *pair = out + 2 * x;
+            pair[0] = blended(luma_of(a, full_range), keep_a, pair[0], 0);
+            pair[2] = blended(luma_of(b, full_range), keep_b, pair[2], 0);
+            pair[1] = blended(cb_of(a, full_range) + cb_of(b, full_range), keep_a + keep_b, pair[1], 1);
+            pair[3] = blended(cr_of(a, full_range) + cr_of(b, full_range), keep_a + keep_b, pair[3], 1);
         }
     }
     return 1;
@@ -313,31 +297,31 @@ int cpango_draw_on_yuyv(cpango_banner *banner, uint8_t *yuyv, int width, int row
 int cpango_draw_on_yu12(cpango_banner *banner, uint8_t *y, int y_stride, uint8_t *u, uint8_t *v, int chroma_stride,
                         int width, int rows, int full_range) {
     int pitch;
-    uint32_t *pixels = scratch(banner, width, rows, &pitch);
+    const uint32_t *pixels = overlay(banner, width, rows, &pitch);
     if (!pixels) return 0;
-    if (!background_is_opaque(banner)) {
-        for (int row = 0; row < rows; row++) {
-            const uint8_t *luma_row = y + (size_t)row * y_stride;
-            const uint8_t *u_row = u + (size_t)(row / 2) * chroma_stride, *v_row = v + (size_t)(row / 2) * chroma_stride;
-            uint32_t *out = pixels + (size_t)row * pitch;
-            for (int x = 0; x < width; x++) out[x] = rgb_of_yuv(luma_row[x], u_row[x / 2], v_row[x / 2], full_range);
-        }
-    }
-    draw(banner, width);
     for (int row = 0; row < rows; row++) {
         const uint32_t *in = pixels + (size_t)row * pitch;
         uint8_t *luma_row = y + (size_t)row * y_stride;
-        for (int x = 0; x < width; x++) luma_row[x] = luma(red(in[x]), green(in[x]), blue(in[x]), full_range);
+        for (int x = 0; x < width; x++) {
+            int keep = 256 - alpha256(in[x]);
+            if (keep != 256) luma_row[x] = blended(luma_of(in[x], full_range), keep, luma_row[x], 0);
+        }
     }
-    /* Each chroma sample from the two-by-two block it covers (one or two pixels at an odd edge). */
+    /* Each chroma sample from the two-by-two block it covers. */
     for (int row = 0; row + 1 < rows; row += 2) {
         const uint32_t *top = pixels + (size_t)row * pitch, *bottom = top + pitch;
         uint8_t *u_row = u + (size_t)(row / 2) * chroma_stride, *v_row = v + (size_t)(row / 2) * chroma_stride;
-        for (int x = 0; x < width; x += 2) {
-            int n = x + 1 < width ? 4 : 2;
-            uint32_t a = top[x], b = bottom[x], c = x + 1 < width ? top[x + 1] : 0, d = x + 1 < width ? bottom[x + 1] : 0;
-            chroma(red(a) + red(b) + red(c) + red(d), green(a) + green(b) + green(c) + green(d),
-                   blue(a) + blue(b) + blue(c) + blue(d), n, full_range, &u_row[x / 2], &v_row[x / 2]);
+        for (int x = 0; x + 1 < width; x += 2) {
+            uint32_t block[4] = {top[x], top[x + 1], bottom[x], bottom[x + 1]};
+            int keep = 0, cb = 0, cr = 0;
+            for (int i = 0; i < 4; i++) {
+                keep += 256 - alpha256(block[i]);
+                cb += cb_of(block[i], full_range);
+                cr += cr_of(block[i], full_range);
+            }
+            if (keep == 4 * 256) continue;
+            u_row[x / 2] = blended(cb, keep, u_row[x / 2], 2);
+            v_row[x / 2] = blended(cr, keep, v_row[x / 2], 2);
         }
     }
     return 1;

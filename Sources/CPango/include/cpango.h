@@ -7,9 +7,11 @@
  * Nothing of Pango's is needed to build: its types are opaque here, the signatures Pango 1.44+'s
  * and cairo 1.x's.
  *
- * Only the banner's strip of the frame is touched: its rows are converted to cairo's 32-bit
- * xRGB, the banner is drawn over them, and they are converted back to the frame's own format
- * (YUYV, YUV 4:2:0, packed RGB). The rest of the frame is never read.
+ * Only the banner's strip of the frame is touched, and never converted: cairo draws the banner
+ * (background and text) once into premultiplied ARGB, again only when its text, colours or size
+ * change, and each frame's strip is blended with it in the frame's own format (YUYV, YUV 4:2:0,
+ * packed RGB; BT.601 is affine in RGB, so blending in YUV is blending in RGB). The rest of the
+ * frame is never read.
  */
 #include <stddef.h>
 #include <stdint.h>

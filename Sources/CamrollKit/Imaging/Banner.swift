@@ -95,8 +95,9 @@ public struct BannerColor: Sendable, Equatable {
 
 /// Draws the banner into frames before they are encoded, with Pango and cairo (Sources/CPango,
 /// loaded here, on first use). Only the banner's rows are touched, in the frame's own format:
-/// a YUYV or YUV 4:2:0 frame is not converted as a whole. The layout is kept between frames
-/// and laid out again only when its text changes (once a second for a timestamp in seconds).
+/// a YUYV or YUV 4:2:0 frame is not converted to RGB at all, its strip is blended with the
+/// banner cairo drew. The layout and the drawn banner are kept between frames and made again
+/// only when the text changes (once a second for a timestamp in seconds).
 public final class BannerPainter {
     public let request: BannerRequest
     /// The family fontconfig gave for `--font`.

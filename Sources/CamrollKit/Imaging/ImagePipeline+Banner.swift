@@ -1,27 +1,27 @@
 /// Where the banner is drawn, so that it is on the picture as saved, upright, at that picture's
 /// size: after `--crop`, `-r`, `--rotate` and `--flip`, as fswebcam draws it.
 /// - A camera's raw frame (YUYV, YUV 4:2:0) going to a JPEG: into the frame before it is
-///   encoded, only the banner's rows converted; with `--crop` (done losslessly on the JPEG
+///   encoded, only the banner's rows blended with it; with `--crop` (done losslessly on the JPEG
 ///   afterwards) inside the crop's rectangle.
 /// - Pixels decoded or converted (a JPEG or an MJPEG frame, which is then encoded again at
 ///   `-q`; a PNG file; PNG output): into them once cropped and scaled.
 /// - With `--rotate` or `--flip` on a JPEG: on the turned JPEG, decoded and encoded again
 ///   (`drawBannerAfterTurning`).
 extension ImagePipeline {
-    func withBanner(_ frame: Frame) throws -> Frame {
-        guard let banner, encoding == .jpeg, !edits.turn.movesPixels else { return frame }
+    /// Draws the banner into a raw frame on its way to a JPEG, in place: a frame whose bytes
+    /// no one else holds (a camera's, the pattern's) is not copied for it.
+    func drawBanner(on frame: inout Frame) throws {
+        guard let banner, encoding == .jpeg, !edits.turn.movesPixels else { return }
         switch frame.format {
         case .yuyv, .yuv420:
             break
         case .rgb24 where edits.fit == nil && edits.crop == nil:
             break
         default:
-            return frame
+            return
         }
-        var drawn = frame
-        try banner.draw(on: &drawn, within: try croppedRegion(of: frame))
+        try banner.draw(on: &frame, within: try croppedRegion(of: frame))
         Trace.mark("banner drawn")  // Benchmarks/banner.py: the banner's cost beside the encoding's
-        return drawn
     }
 
     /// The part of a raw frame `--crop` keeps, as `cropLosslessly` will cut it from the frame's

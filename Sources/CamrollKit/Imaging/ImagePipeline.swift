@@ -64,8 +64,14 @@ public final class ImagePipeline {
 
     /// The picture to save, in the run's encoding.
     public func picture(from frame: Frame) throws -> EncodedImage {
-        let drawn = try withBanner(frame)
-        return encoding == .png ? try png(from: drawn) : try jpeg(from: drawn)
+        var frame = frame
+        return try picture(drawingOn: &frame)
+    }
+
+    /// The same, any banner drawn into `frame` itself (ImagePipeline+Banner).
+    public func picture(drawingOn frame: inout Frame) throws -> EncodedImage {
+        try drawBanner(on: &frame)
+        return encoding == .png ? try png(from: frame) : try jpeg(from: frame)
     }
 
     /// A PNG of the frame: its pixels (a JPEG decoded once, upright by its Orientation; YUYV

@@ -236,9 +236,10 @@ public final class BatchSaver: @unchecked Sendable {
                 waitOrCancel(microseconds: plan.intervalMicroseconds)
                 if cancellation.isCancelled { return }
             }
-            let frame = try source.nextFrame()
+            var frame = try source.nextFrame()
             Trace.mark("frame \(frameIndex) taken")
-            let image = try pipeline.picture(from: frame)
+            // A banner is drawn into the frame's own bytes, which no one else holds: no copy.
+            let image = try pipeline.picture(drawingOn: &frame)
             Trace.mark("frame \(frameIndex) encoded")
             let imageHash = XXH128.hex(of: image.bytes)
             Trace.mark("frame \(frameIndex) hashed")

@@ -73,6 +73,12 @@ struct cpango_banner {
     int scratch_width, scratch_rows, scratch_stride;
     cairo_surface_t *surface;
     int drawn;
+    /* The blend of the drawn banner, worked out for one frame format and kept: for each byte
+     * of the strip (YUYV's packed pairs, YUV 4:2:0's planes, RGB's triples), what the banner
+     * adds (`over`, times 256) and how much of what was there stays (`keep`, of 256). */
+    uint16_t *over, *keep;
+    size_t blend_count;
+    int blend_format, blend_width, blend_rows, blend_full_range, blend_valid;
 };
 
 static void side_free(struct side *side) {
@@ -87,6 +93,11 @@ static void free_surface(cpango_banner *banner) {
     banner->scratch = NULL;
     banner->scratch_width = banner->scratch_rows = 0;
     banner->drawn = 0;
+    free(banner->over);
+    free(banner->keep);
+    banner->over = banner->keep = NULL;
+    banner->blend_count = 0;
+    banner->blend_valid = 0;
 }
 
 void cpango_banner_free(cpango_banner *banner) {
@@ -162,7 +173,7 @@ static int set_side(struct side *side, const char *text) {
 }
 
 void cpango_banner_set_text(cpango_banner *banner, const char *start, const char *end) {
-    if (set_side(&banner->start, start) | set_side(&banner->end, end)) banner->drawn = 0;
+    if (set_side(&banner->start, start) | set_side(&banner->end, end)) banner->drawn = banner->blend_valid = 0;
 }
 
 int cpango_banner_unknown_glyphs(cpango_banner *banner) {
@@ -178,7 +189,7 @@ int cpango_banner_height(cpango_banner *banner) {
 }
 
 void cpango_banner_set_colors(cpango_banner *banner, uint32_t background, uint32_t text) {
-    if (banner->background != background || banner->text != text) banner->drawn = 0;
+    if (banner->background != background || banner->text != text) banner->drawn = banner->blend_valid = 0;
     banner->background = background;
     banner->text = text;
 }
@@ -233,7 +244,6 @@ static const uint32_t *overlay(cpango_banner *banner, int width, int rows, int *
  * Y = 16 a + M rgb' + (1 - a) Y_d, and likewise Cb, Cr with 128. Fixed point, 1 = 256; the
  * alpha 0-255 is taken as 0-256 (a + a/128), so that opaque replaces and transparent keeps.
  */
-static inline uint8_t clamp(int value) { return value < 0 ? 0 : value > 255 ? 255 : (uint8_t)value; }
 static inline int alpha256(uint32_t p) { int a = (int)(p >> 24); return a + (a >> 7); }
 static inline int red(uint32_t p) { return (int)(p >> 16 & 0xff); }
 static inline int green(uint32_t p) { return (int)(p >> 8 & 0xff); }
@@ -249,80 +259,116 @@ static inline int cb_of(uint32_t p, int full_range) {
 static inline int cr_of(uint32_t p, int full_range) {
     return (full_range ? 128 * red(p) - 107 * green(p) - 21 * blue(p) : 112 * red(p) - 94 * green(p) - 18 * blue(p)) + 128 * alpha256(p);
 }
-/* (value + 256 x sum) / (256 n), rounded, for n = 2^shift pixels. */
-static inline uint8_t blended(int overlay_sum, int keep_sum, int sample, int shift) {
-    return clamp((overlay_sum + keep_sum * sample + (128 << shift)) >> (8 + shift));
-}
+enum { FORMAT_RGB24 = 1, FORMAT_YUYV = 2, FORMAT_YU12 = 3 };
 
-int cpango_draw_on_rgb24(cpango_banner *banner, uint8_t *rgb, int width, int rows, int stride) {
+static inline uint16_t u16(int value) { return value < 0 ? 0 : value > 65535 ? 65535 : (uint16_t)value; }
+
+/* The blend's tables for `format`, made from the drawn banner when they are not yet. */
+static int blend_tables(cpango_banner *banner, int format, int width, int rows, int full_range) {
     int pitch;
     const uint32_t *pixels = overlay(banner, width, rows, &pitch);
     if (!pixels) return 0;
-    for (int row = 0; row < rows; row++) {
-        const uint32_t *in = pixels + (size_t)row * pitch;
-        uint8_t *out = rgb + (size_t)row * stride;
-        for (int x = 0; x < width; x++) {
-            uint32_t p = in[x];
-            int keep = 256 - alpha256(p);
-            if (keep == 256) continue;
-            out[3 * x] = clamp(red(p) + ((keep * out[3 * x] + 128) >> 8));
-            out[3 * x + 1] = clamp(green(p) + ((keep * out[3 * x + 1] + 128) >> 8));
-            out[3 * x + 2] = clamp(blue(p) + ((keep * out[3 * x + 2] + 128) >> 8));
+    if (banner->blend_valid && banner->blend_format == format && banner->blend_width == width && banner->blend_rows == rows
+        && banner->blend_full_range == full_range) return 1;
+    size_t count = format == FORMAT_RGB24 ? (size_t)width * rows * 3
+                 : format == FORMAT_YUYV ? (size_t)width * rows * 2
+                 : (size_t)width * rows + 2 * (size_t)(width / 2) * (size_t)(rows / 2);
+    if (count > banner->blend_count) {
+        free(banner->over);
+        free(banner->keep);
+        banner->over = malloc(count * sizeof *banner->over);
+        banner->keep = malloc(count * sizeof *banner->keep);
+        banner->blend_count = banner->over && banner->keep ? count : 0;
+        if (!banner->blend_count) return 0;
+    }
+    uint16_t *over = banner->over, *keep = banner->keep;
+    if (format == FORMAT_RGB24) {
+        for (int row = 0; row < rows; row++) {
+            const uint32_t *in = pixels + (size_t)row * pitch;
+            for (int x = 0; x < width; x++, over += 3, keep += 3) {
+                uint32_t p = in[x];
+                over[0] = u16(256 * red(p)), over[1] = u16(256 * green(p)), over[2] = u16(256 * blue(p));
+                keep[0] = keep[1] = keep[2] = (uint16_t)(256 - alpha256(p));
+            }
+        }
+    } else if (format == FORMAT_YUYV) {
+        for (int row = 0; row < rows; row++) {
+            const uint32_t *in = pixels + (size_t)row * pitch;
+            for (int x = 0; x + 1 < width; x += 2, over += 4, keep += 4) {
+                uint32_t a = in[x], b = in[x + 1];
+                int keep_a = 256 - alpha256(a), keep_b = 256 - alpha256(b);
+                over[0] = u16(luma_of(a, full_range)), keep[0] = (uint16_t)keep_a;
+                over[2] = u16(luma_of(b, full_range)), keep[2] = (uint16_t)keep_b;
+                over[1] = u16((cb_of(a, full_range) + cb_of(b, full_range) + 1) / 2);
+                over[3] = u16((cr_of(a, full_range) + cr_of(b, full_range) + 1) / 2);
+                keep[1] = keep[3] = (uint16_t)((keep_a + keep_b + 1) / 2);
+            }
+        }
+    } else {
+        for (int row = 0; row < rows; row++) {
+            const uint32_t *in = pixels + (size_t)row * pitch;
+            for (int x = 0; x < width; x++, over++, keep++) {
+                *over = u16(luma_of(in[x], full_range));
+                *keep = (uint16_t)(256 - alpha256(in[x]));
+            }
+        }
+        /* Each chroma sample from the two-by-two block it covers: Cb's plane, then Cr's. */
+        size_t chroma = (size_t)(width / 2) * (size_t)(rows / 2);
+        for (int row = 0; row + 1 < rows; row += 2) {
+            const uint32_t *top = pixels + (size_t)row * pitch, *bottom = top + pitch;
+            for (int x = 0; x + 1 < width; x += 2, over++, keep++) {
+                uint32_t block[4] = {top[x], top[x + 1], bottom[x], bottom[x + 1]};
+                int kept = 0, cb = 0, cr = 0;
+                for (int i = 0; i < 4; i++) {
+                    kept += 256 - alpha256(block[i]);
+                    cb += cb_of(block[i], full_range);
+                    cr += cr_of(block[i], full_range);
+                }
+                over[0] = u16((cb + 2) / 4), over[chroma] = u16((cr + 2) / 4);
+                keep[0] = keep[chroma] = (uint16_t)((kept + 2) / 4);
+            }
         }
     }
+    banner->blend_format = format;
+    banner->blend_width = width;
+    banner->blend_rows = rows;
+    banner->blend_full_range = full_range;
+    banner->blend_valid = 1;
+    return 1;
+}
+
+/* One run of bytes blended: what the banner adds, and what stays of each byte. A plain loop of
+ * 16-bit tables, which the compiler vectorizes: the whole per-frame cost of the banner. */
+static void blend_bytes(uint8_t *bytes, const uint16_t *over, const uint16_t *keep, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        uint32_t value = ((uint32_t)over[i] + (uint32_t)keep[i] * bytes[i] + 128) >> 8;
+        bytes[i] = (uint8_t)(value > 255 ? 255 : value);
+    }
+}
+
+int cpango_draw_on_rgb24(cpango_banner *banner, uint8_t *rgb, int width, int rows, int stride) {
+    if (!blend_tables(banner, FORMAT_RGB24, width, rows, 0)) return 0;
+    size_t line = (size_t)width * 3;
+    for (int row = 0; row < rows; row++) blend_bytes(rgb + (size_t)row * stride, banner->over + row * line, banner->keep + row * line, line);
     return 1;
 }
 
 int cpango_draw_on_yuyv(cpango_banner *banner, uint8_t *yuyv, int width, int rows, int stride, int full_range) {
-    int pitch;
-    const uint32_t *pixels = overlay(banner, width, rows, &pitch);
-    if (!pixels) return 0;
-    for (int row = 0; row < rows; row++) {
-        const uint32_t *in = pixels + (size_t)row * pitch;
-        uint8_t *out = yuyv + (size_t)row * stride;
-        for (int x = 0; x + 1 < width; x += 2) {
-            uint32_t a = in[x], b = in[x + 1];
-            int keep_a = 256 - alpha256(a), keep_b = 256 - alpha256(b);
-            if (keep_a == 256 && keep_b == 256) continue;
-            uint8_t *pair = out + 2 * x;
-            pair[0] = blended(luma_of(a, full_range), keep_a, pair[0], 0);
-            pair[2] = blended(luma_of(b, full_range), keep_b, pair[2], 0);
-            pair[1] = blended(cb_of(a, full_range) + cb_of(b, full_range), keep_a + keep_b, pair[1], 1);
-            pair[3] = blended(cr_of(a, full_range) + cr_of(b, full_range), keep_a + keep_b, pair[3], 1);
-        }
-    }
+    if (!blend_tables(banner, FORMAT_YUYV, width, rows, full_range)) return 0;
+    size_t line = (size_t)(width & ~1) * 2;
+    for (int row = 0; row < rows; row++) blend_bytes(yuyv + (size_t)row * stride, banner->over + row * line, banner->keep + row * line, line);
     return 1;
 }
 
 int cpango_draw_on_yu12(cpango_banner *banner, uint8_t *y, int y_stride, uint8_t *u, uint8_t *v, int chroma_stride,
                         int width, int rows, int full_range) {
-    int pitch;
-    const uint32_t *pixels = overlay(banner, width, rows, &pitch);
-    if (!pixels) return 0;
-    for (int row = 0; row < rows; row++) {
-        const uint32_t *in = pixels + (size_t)row * pitch;
-        uint8_t *luma_row = y + (size_t)row * y_stride;
-        for (int x = 0; x < width; x++) {
-            int keep = 256 - alpha256(in[x]);
-            if (keep != 256) luma_row[x] = blended(luma_of(in[x], full_range), keep, luma_row[x], 0);
-        }
-    }
-    /* Each chroma sample from the two-by-two block it covers. */
-    for (int row = 0; row + 1 < rows; row += 2) {
-        const uint32_t *top = pixels + (size_t)row * pitch, *bottom = top + pitch;
-        uint8_t *u_row = u + (size_t)(row / 2) * chroma_stride, *v_row = v + (size_t)(row / 2) * chroma_stride;
-        for (int x = 0; x + 1 < width; x += 2) {
-            uint32_t block[4] = {top[x], top[x + 1], bottom[x], bottom[x + 1]};
-            int keep = 0, cb = 0, cr = 0;
-            for (int i = 0; i < 4; i++) {
-                keep += 256 - alpha256(block[i]);
-                cb += cb_of(block[i], full_range);
-                cr += cr_of(block[i], full_range);
-            }
-            if (keep == 4 * 256) continue;
-            u_row[x / 2] = blended(cb, keep, u_row[x / 2], 2);
-            v_row[x / 2] = blended(cr, keep, v_row[x / 2], 2);
-        }
+    if (!blend_tables(banner, FORMAT_YU12, width, rows, full_range)) return 0;
+    const uint16_t *over = banner->over, *keep = banner->keep;
+    for (int row = 0; row < rows; row++, over += width, keep += width) blend_bytes(y + (size_t)row * y_stride, over, keep, (size_t)width);
+    size_t half = (size_t)(width / 2), chroma = half * (size_t)(rows / 2);
+    for (int row = 0; row < rows / 2; row++, over += half, keep += half) {
+        blend_bytes(u + (size_t)row * chroma_stride, over, keep, half);
+        blend_bytes(v + (size_t)row * chroma_stride, over + chroma, keep + chroma, half);
     }
     return 1;
 }

@@ -20,7 +20,9 @@ extension ImagePipeline {
         default:
             return
         }
-        try banner.draw(on: &frame, within: try croppedRegion(of: frame))
+        // The region first: no copy of the frame may be alive while it is drawn on.
+        let region = try croppedRegion(of: frame)
+        try banner.draw(on: &frame, within: region)
         Trace.mark("banner drawn")  // Benchmarks/banner.py: the banner's cost beside the encoding's
     }
 

@@ -83,7 +83,8 @@ import Testing
             ALTER TABLE runs DROP COLUMN saved_count; ALTER TABLE runs DROP COLUMN saved_bytes;
             ALTER TABLE runs DROP COLUMN saving_us; ALTER TABLE runs DROP COLUMN every_us;
             ALTER TABLE runs DROP COLUMN skipped_slots; DROP TABLE run_events;
-            ALTER TABLE saves DROP COLUMN directory_device; ALTER TABLE saves DROP COLUMN directory_inode; PRAGMA user_version = 4
+            ALTER TABLE saves DROP COLUMN directory_device; ALTER TABLE saves DROP COLUMN directory_inode;
+            ALTER TABLE captures DROP COLUMN banner; PRAGMA user_version = 4
             """)
         let list = try CamrollBinary.run(["list", "--json", "--db", dir.file("c.sqlite3")])
         let runs = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]], "\(list.stderr)")

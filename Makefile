@@ -3,7 +3,7 @@
 
 BUILD_PACKAGES := pkg-config libstdc++-12-dev libturbojpeg0-dev libjpeg62-turbo-dev libsqlite3-dev libxxhash-dev libv4l-dev libexif-dev libspng-dev \
                   libcurl4-openssl-dev
-TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
+TEST_PACKAGES  := xxhash sqlite3 util-linux libjpeg-turbo-progs zsh fish libimage-exiftool-perl libcurl4 libchafa0 librsvg2-2 libpangocairo-1.0-0 fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji tmux exfatprogs exfat-fuse xfsprogs btrfs-progs python3-fusepy
 # (The window scenario's GTK, X server, xdotool and xwd, and the systemd scenario's systemd, run
 # in the guest from the host's root.)
 VM_PACKAGES    := qemu-system-x86 busybox-static cpio kmod v4l-utils python3 xz-utils dmsetup f3 e2fsprogs dosfstools exfatprogs f2fs-tools nfs-kernel-server \
@@ -16,7 +16,7 @@ STARTUP_BENCH_PACKAGES := qemu-user
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_DIR ?= $(CURDIR)/demo
 
-.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench vm-bench-window interrupt sweep race asan fuzz bench bench-encode bench-window bench-catalog bench-storage bench-startup bench-resize deps test-deps vm-deps \
+.PHONY: all build release static demo test check unit-test hostile window-test readme-examples check-docs vm-test vm-asan vm-tsan vm-bench vm-bench-window interrupt sweep race asan fuzz bench bench-banner bench-encode bench-window bench-catalog bench-storage bench-startup bench-resize deps test-deps vm-deps \
 	install uninstall deb clean
 
 all: build
@@ -208,6 +208,10 @@ bench-encode: release
 	$(call ensure_packages,libjpeg-turbo-progs imagemagick util-linux)
 	python3 Benchmarks/encode.py .build/release/camroll
 
+# The --timestamp/--title banner's time beside the encoding's, at 640x480, 1280x720, 1920x1080.
+bench-banner: release
+	python3 Benchmarks/banner.py .build/release/camroll
+
 # pick's window in one Xvfb run: preview rate and CPU at 1280x720, launch to the first frame on
 # screen beside ffplay, RSS after 1 and BENCH_WINDOW_MINUTES minutes of preview.
 BENCH_WINDOW_MINUTES ?= 10
@@ -234,7 +238,8 @@ bench-startup: deps
 BENCH_RESIZE_RUNS ?= 7
 bench-resize: release
 	$(call ensure_packages,imagemagick libjpeg-turbo-progs python3-pip)
-	python3 -c 'import skimage, PIL' 2>/dev/null || python3 -m pip install scikit-image
+	python3 -c 'import skimage, PIL' 2>/dev/null || python3 -m pip install scikit-image 2>/dev/null || \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq python3-skimage python3-pil >/dev/null
 	python3 Benchmarks/resize.py --camroll .build/release/camroll --runs $(BENCH_RESIZE_RUNS)
 
 # camroll --fill/verify against f3write/f3read, --jobs N against fio, on a tmpfs and an ext4

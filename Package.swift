@@ -55,6 +55,9 @@ let package = Package(
         // GTK 4 (pick's window) likewise: loaded when a window is opened, never by a photo; a
         // machine without it runs everything else.
         .target(name: "CGtk", dependencies: ["CLibraryLoader"], cSettings: hardenedC),
+        // Pango and cairo (the --timestamp/--title banner) likewise: loaded when a banner is
+        // drawn, never by a plain photo.
+        .target(name: "CPango", dependencies: ["CLibraryLoader"], cSettings: hardenedC),
         .systemLibrary(name: "CLinux"),
         // The per-pixel loops of the JPEG path (YUYV to planes, range expansion) and the
         // resampling filter (Lanczos-3, cpixels.h), vectorized by the C compiler, and
@@ -67,7 +70,7 @@ let package = Package(
         .target(name: "CEarlySignals", cSettings: hardenedC),
         .target(
             name: "CamrollKit",
-            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CCurl", "CChafa", "CRsvg", "CGtk", "CLinux", "CPixels", "CBusErrors"],
+            dependencies: ["CTurboJPEG", "CSQLite", "CXXHash", "CV4L2", "CExif", "CSpng", "CCurl", "CChafa", "CRsvg", "CGtk", "CPango", "CLinux", "CPixels", "CBusErrors"],
             swiftSettings: metadataByAccessor),
         .executableTarget(name: "camroll", dependencies: ["CamrollKit", "CLinux", "CEarlySignals"], swiftSettings: metadataByAccessor),
         .testTarget(name: "CamrollKitTests", dependencies: ["CamrollKit", "camroll"]),

@@ -39,8 +39,12 @@ def subsampling(jpeg):
 
 
 def tjbench_mpixels(cpu, ppm, sampling, from_yuv):
-    """tjbench's compression rate (Mpixels/s) of `ppm` at QUALITY and `sampling`."""
+    """tjbench's compression rate (Mpixels/s) of `ppm` at QUALITY and `sampling`, with the DCT
+    camroll uses there: from planar YUV with the fast DCT, as camroll's YUYV path below quality
+    96 (yuv_jpeg.c), or from RGB with the accurate DCT, as camroll's RGB path (tjCompress2 with
+    TJFLAG_ACCURATEDCT)."""
     command = ["taskset", "-c", cpu, "tjbench", ppm, str(QUALITY), "-subsamp", sampling, "-quiet", "-benchtime", "2"]
+    command += ["-fastdct"] if from_yuv else ["-accuratedct"]
     table = subprocess.run(command + (["-yuv"] if from_yuv else []), check=True, capture_output=True, text=True).stdout
     label = {"444": "4:4:4", "422": "4:2:2", "420": "4:2:0", "gray": "Gray"}[sampling]
     row = [line.split() for line in table.splitlines() if label in line.split()][-1]

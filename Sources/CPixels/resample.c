@@ -120,14 +120,14 @@ static void filter_row(const uint8_t *row, int width, const float *to_light, con
         const float *w = filter->weight + (size_t)x * taps;
         const float *in = row_light + (size_t)filter->first[x] * 3;
         float r = 0, g = 0, b = 0;
-        for (int k = 0; k < taps; k++) {
+        for (size_t k = 0; k < (size_t)taps; k++) {
             r += w[k] * in[3 * k];
             g += w[k] * in[3 * k + 1];
             b += w[k] * in[3 * k + 2];
         }
-        out[3 * x] = r;
-        out[3 * x + 1] = g;
-        out[3 * x + 2] = b;
+        out[3 * (size_t)x] = r;
+        out[3 * (size_t)x + 1] = g;
+        out[3 * (size_t)x + 2] = b;
     }
 }
 

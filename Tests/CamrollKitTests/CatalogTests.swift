@@ -26,7 +26,7 @@ import Testing
 
     /// A catalog of schema 7 (thumbnails in the captures' rows) opened by this camroll: each
     /// thumbnail moved to the thumbnails table, byte for byte, the column gone, nothing else
-    /// changed.
+    /// changed — also with a view of the user's that names the column.
     @Test func thumbnailsMoveToTheirOwnTable() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("c.sqlite3")
@@ -39,6 +39,8 @@ import Testing
             INSERT INTO captures(id, run_id, uuid, captured_at, pixel_format, width, height, jpeg_bytes, xxh128, thumbnail)
                 VALUES (1, 1, 'a', '2026-12-07T10:00:00.000Z', 'RGB3', 64, 48, 10, 'h1', x'ffd8ffd9'),
                        (2, 1, 'b', '2026-12-07T10:00:01.000Z', 'RGB3', 64, 48, 10, 'h2', NULL);
+            -- A view of the user's own that names the column: the step goes through all the same.
+            CREATE VIEW my_thumbnails AS SELECT id, thumbnail FROM captures;
             """)
         let catalog = try Catalog(path: path)
         #expect(try catalog.database.scalarInt("PRAGMA user_version") == Catalog.schemaVersion)

@@ -6,18 +6,18 @@ import Testing
 /// what a user types means one thing.
 @Suite struct CommandLineTruthsTests {
     static let loadedOnUse = ["libv4l2.so.0", "libv4lconvert.so.0", "libspng.so.0", "libcurl.so.4", "libchafa.so.0",
-                              "librsvg-2.so.2"]
+                              "librsvg-2.so.2", "libpangocairo-1.0.so.0"]
 
     /// --version names every library camroll loads on use, with a version (or its file); a
     /// photo from the pattern loads none of them, --version all (LD_DEBUG says what is loaded).
     @Test func versionListsEveryLibraryItLoadsOnUseAndAPhotoLoadsNone() throws {
         let version = try CamrollBinary.run(["--version"], environment: ["LD_DEBUG": "files"])
         #expect(version.status == 0)
-        for name in ["libv4l2 (v4l-utils) ", "libv4lconvert (v4l-utils) ", "libspng ", "libcurl ", "libchafa ", "librsvg "] {
+        for name in ["libv4l2 (v4l-utils) ", "libv4lconvert (v4l-utils) ", "libspng ", "libcurl ", "libchafa ", "librsvg ", "libpango "] {
             let line = version.stdout.split(separator: "\n").first { $0.hasPrefix(name) }
             #expect(line != nil && line?.hasSuffix("(not installed)") == false, "\(name): \(version.stdout)")
         }
-        for name in ["libcurl", "librsvg", "libspng"] {
+        for name in ["libcurl", "librsvg", "libspng", "libpango"] {
             let numbered = try Regex("\n\(name) [0-9]+\\.[0-9]+\\.[0-9]+( \\([^)]+\\))?\n")
             #expect(version.stdout.contains(numbered), "\(name): \(version.stdout)")
         }

@@ -81,6 +81,8 @@ import Testing
             ("pattern-rotated", ["-d", "pattern", "-r", "640x480", "--rotate", "90"]),
             ("file-tagged-rotated", ["-d", "file:" + tagged, "--rotate", "270", "--flip", "h"]),
             ("file-tagged-greyscale", ["-d", "file:" + tagged, "--greyscale"]),
+            ("pattern-overlaid", ["-d", "pattern", "-r", "640x480", "--timestamp", "--title", "Front door 你好"]),
+            ("file-tagged-overlaid", ["-d", "file:" + tagged, "--timestamp", "--title", "مرحبا", "--rotate", "90"]),
         ]
         if let url {
             kinds += [("url", ["-d", url]), ("url-resized", ["-d", url, "-r", "320x240"])]
@@ -108,7 +110,7 @@ import Testing
             }
             checked += 1
         }
-        #expect(checked == 19)
+        #expect(checked == 21)
         // PNG output: the block in an eXIf chunk.
         for (name, arguments) in [("pattern", ["-d", "pattern", "-r", "320x240"]), ("file-tagged", ["-d", "file:" + tagged])] {
             let out = dir.file("out/\(name).png")

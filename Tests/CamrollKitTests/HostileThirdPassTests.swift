@@ -438,6 +438,7 @@ extension HostileThirdPassTests {
             """
             ALTER TABLE saves DROP COLUMN directory_device; ALTER TABLE saves DROP COLUMN directory_inode;
             ALTER TABLE runs DROP COLUMN every_us; ALTER TABLE runs DROP COLUMN skipped_slots; DROP TABLE run_events;
+            ALTER TABLE captures DROP COLUMN banner;
             \(OlderSchema.thumbnailsInCaptures) PRAGMA user_version = 5
             """)
         // Only read (a dry run does not migrate it), the older catalog is listed all the same.

@@ -84,6 +84,7 @@ import Testing
             ALTER TABLE runs DROP COLUMN saving_us; ALTER TABLE runs DROP COLUMN every_us;
             ALTER TABLE runs DROP COLUMN skipped_slots; DROP TABLE run_events;
             ALTER TABLE saves DROP COLUMN directory_device; ALTER TABLE saves DROP COLUMN directory_inode;
+            ALTER TABLE captures DROP COLUMN banner;
             \(OlderSchema.thumbnailsInCaptures) PRAGMA user_version = 4
             """)
         let list = try CamrollBinary.run(["list", "--json", "--db", dir.file("c.sqlite3")])
@@ -91,6 +92,9 @@ import Testing
         #expect((runs.first?["mb_per_s"] as? Double ?? 0) > 0)
         let stats = try CamrollBinary.run(["stats", "--db", dir.file("c.sqlite3")])
         #expect(stats.status == 0 && stats.stdout.hasPrefix("5 saves, "), "\(stats.stdout)\(stats.stderr)")
+        // Its thumbnails still in the captures' rows, its captures without banners.
+        let show = try CamrollBinary.run(["show", "1", "--json", "--db", dir.file("c.sqlite3")])
+        #expect(show.status == 0 && show.stdout.contains("\"thumbnail_bytes\""), "\(show.stdout)\(show.stderr)")
         #expect(try CatalogReader(dir.file("c.sqlite3")).int("PRAGMA user_version") == 4)
 
         #expect(try snap(dir, ["-n", "5", "-o", dir.file("b/{seq}.jpg")]).status == 0)

@@ -111,7 +111,6 @@ struct CamrollBinary {
     }
 }
 
-/// Reads a catalog the way a user with sqlite3 would.
 /// SQL that takes a catalog back to what older camrolls made, for the tests of their migrations.
 enum OlderSchema {
     /// Before schema 8: thumbnails in the captures' rows.
@@ -122,6 +121,7 @@ enum OlderSchema {
         """
 }
 
+/// Reads a catalog the way a user with sqlite3 would.
 struct CatalogReader {
     let database: Database
 

@@ -68,6 +68,14 @@ struct ArgumentScanner {
                 }
                 throw usageError("unknown option '\(name)'")
             }
+            if option.valueIsOptional {
+                let value = inline ?? optionalValue()
+                if let first = given[option.id] {
+                    throw usageError("'\(first.typed)' and '\(name)' both given; give one")
+                }
+                given[option.id] = (name, value ?? "")
+                return .option(option, value: value, typed: name)
+            }
             if !option.takesValue {
                 if inline != nil { throw usageError("'\(name)' takes no value") }
                 return .option(option, value: nil, typed: name)
@@ -93,6 +101,15 @@ struct ArgumentScanner {
         guard index < arguments.count, !(arguments[index].hasPrefix("--") && arguments[index].count > 2) else {
             throw usageError("missing value for '\(name)'")
         }
+        index += 1
+        return arguments[index - 1]
+    }
+
+    /// An optional value from the next argument: taken when it holds a `%` (a strftime format)
+    /// and is not an option, so that `--timestamp -o x.jpg` and `--timestamp '%H:%M'` both mean
+    /// what they look like.
+    mutating func optionalValue() -> String? {
+        guard index < arguments.count, !optionsEnded, !arguments[index].hasPrefix("-"), arguments[index].contains("%") else { return nil }
         index += 1
         return arguments[index - 1]
     }

@@ -247,7 +247,7 @@ struct CatalogCommands {
         let captureFilter = captureID.map { "id = \($0)" } ?? "run_id = \(runID)"
         let captures = try Table.query(catalog.database, """
             SELECT id, uuid, captured_at, frame_sequence, pixel_format, width || 'x' || height AS size, jpeg_quality,
-                   jpeg_bytes, xxh128, (SELECT length(jpeg) FROM thumbnails WHERE capture_id = captures.id) AS thumbnail_bytes,
+                   jpeg_bytes, xxh128, \(try catalog.keepsThumbnailsApart() ? "(SELECT length(jpeg) FROM thumbnails WHERE capture_id = captures.id)" : "length(thumbnail)") AS thumbnail_bytes, \(try catalog.recordsBanners() ? "banner" : "NULL AS banner"),
                    (SELECT count(*) FROM saves WHERE capture_id = captures.id AND status = 'saved') AS saved
             FROM captures WHERE \(captureFilter) ORDER BY id
             """)
@@ -307,6 +307,13 @@ struct CatalogCommands {
                                value("jpeg_quality"), bytes, value("saved")])
         }
         text += "\ncaptures\n" + shown.text().split(separator: "\n").map { fitted(String($0)) + "\n" }.joined()
+        // Each banner's text on a line of its own (a table cell would be cut to the screen),
+        // its lines joined; escaped like every catalog value.
+        for row in captures.rows.prefix(Self.shownCaptures) {
+            guard let index = column("banner"), case .text(let banner) = row[index], let id = column("id").map({ row[$0] }) else { continue }
+            let idText = { if case .int(let number) = id { String(number) } else { "?" } }()
+            text += fitted("banner of \(idText): " + banner.split(separator: "\n").joined(separator: " · ").printable) + "\n"
+        }
         if captures.rows.count > Self.shownCaptures {
             text += "(\(captures.rows.count - Self.shownCaptures) more: 'camroll show \(runID) --json' lists them all)\n"
         }
@@ -348,8 +355,10 @@ struct CatalogCommands {
     }
 
     private func firstThumbnail(_ catalog: Catalog, filter: String) throws -> [UInt8]? {
-        let statement = try catalog.database.prepare(
-            "SELECT t.jpeg FROM captures c JOIN thumbnails t ON t.capture_id = c.id WHERE c.\(filter) ORDER BY c.id LIMIT 1")
+        // A catalog of an older camroll, only read since, has them in the captures' rows.
+        let statement = try catalog.database.prepare(try catalog.keepsThumbnailsApart()
+            ? "SELECT t.jpeg FROM captures c JOIN thumbnails t ON t.capture_id = c.id WHERE c.\(filter) ORDER BY c.id LIMIT 1"
+            : "SELECT thumbnail FROM captures c WHERE c.\(filter) AND thumbnail IS NOT NULL ORDER BY c.id LIMIT 1")
         return try statement.step() ? statement.blob(0) : nil
     }
 

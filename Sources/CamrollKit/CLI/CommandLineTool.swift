@@ -105,6 +105,13 @@ public enum CommandLineTool {
             let bytes = UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))
             guard let text = String(validating: bytes, as: UTF8.self) else {
                 let shown = bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + Format.hexByte($0) }.joined()
+                // Text to draw (`--title`, `--title=…`), not a name: said so.
+                let option = shown.hasPrefix("--") ? shown.prefix { $0 != "=" } : arguments.last?[...]
+                if let option, ["--title", "--timestamp"].contains(option) {
+                    return .failure(CamrollError.usage(
+                        "the value of '\(option)' (argument \(index)) is not UTF-8: '\(shown)'",
+                        hint: "camroll takes UTF-8 text only: convert it, e.g. with iconv -t UTF-8."))
+                }
                 return .failure(CamrollError.usage(
                     "argument \(index) is not UTF-8: '\(shown)'",
                     hint: "camroll takes UTF-8 names only; rename the file or directory, e.g. with convmv."))

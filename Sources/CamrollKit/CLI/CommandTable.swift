@@ -35,10 +35,14 @@ struct OptionSpec: Sendable {
     /// May be given more than once (`--set`), each value kept. Any other option with a value
     /// given twice is a usage error naming both values, not the last one silently taken.
     var repeatable = false
+    /// The value may be left out (`--timestamp` alone, `--timestamp '%H:%M'`): it is taken
+    /// after `=`, or from the next argument when that holds a `%` and is not an option.
+    var valueIsOptional = false
 
     /// The name the parsers switch on: the long one.
     var id: String { names.last ?? "" }
-    var takesValue: Bool { value != nil }
+    /// A value must follow (one that may be left out does not count).
+    var takesValue: Bool { value != nil && !valueIsOptional }
     /// `-d, --device <dev>`
     var synopsis: String { names.joined(separator: ", ") + (value.map { " " + $0 } ?? "") }
 }
@@ -156,6 +160,7 @@ enum CommandTable {
                            help: "Print the storage figures even for one photo: saves/s, MB/s (the bytes saved over the saving time: writing, naming and recording the files, not the capture or the pauses), save latency percentiles, the run's number. (default: for more than one save; one photo is one line, its path)"),
                 database,
             ]),
+            ("OVERLAY OPTIONS", overlay),
             ("SERVICE OPTIONS", [
                 OptionSpec(names: ["--config"], value: "<file>",
                            help: "Read options from this file, one a line, named as here without the dashes ('every = 1m', 'fsync'); the command line's follow them (see docs/service.md).",
@@ -188,6 +193,23 @@ enum CommandTable {
             cancelled and the exit status is 130 (143 for SIGTERM). A second Ctrl-C exits at once,
             after recording every file already under its final name and closing the run.
             """)
+
+    /// The banner drawn into the picture (fswebcam's names, where camroll has the same thing).
+    static let overlay: [OptionSpec] = [
+        OptionSpec(names: ["--timestamp"], value: "[<strftime>]",
+                   help: "Draw the capture time in a banner, in local time, by this strftime format (given after '=', or as the next argument when it holds a '%'). (default format: '\(BannerRequest.defaultTimestampFormat)')",
+                   kind: .text, valueIsOptional: true),
+        OptionSpec(names: ["--title"], value: "<text>", help: "Draw this text in the banner, at its left (UTF-8, one line; any script, emoji).", kind: .text),
+        OptionSpec(names: ["--banner"], value: "<top|bottom>", help: "Where the banner goes. (default: bottom)", kind: .choices(["top", "bottom"])),
+        OptionSpec(names: ["--font"], value: "<family>",
+                   help: "The banner's font family, as fc-list names it; one not installed is an error (exit 64). (default: sans)", kind: .text),
+        OptionSpec(names: ["--font-size"], value: "<pixels>",
+                   help: "The banner's text height in pixels, 4 to 1000. (default: a 30th of the picture's height, at least 10)", kind: .text),
+        OptionSpec(names: ["--banner-colour", "--banner-color"], value: "<colour>",
+                   help: "The banner's background: #RRGGBB, #RRGGBBAA (AA the opacity) or a name (black, white, grey, transparent…). (default: #263a93bf)",
+                   kind: .text),
+        OptionSpec(names: ["--text-colour", "--text-color"], value: "<colour>", help: "The banner's text colour, as --banner-color. (default: white)", kind: .text),
+    ]
 
     static let previewMode = OptionSpec(
         names: ["--preview-mode"], value: "<mode>",

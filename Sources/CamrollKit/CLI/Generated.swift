@@ -164,7 +164,7 @@ enum ManPage {
             .SH FILES
             .TP
             .I $XDG_DATA_HOME/camroll/catalog.sqlite3
-            The catalog (tables runs, captures, saves, sources), with its run locks in
+            The catalog (tables runs, captures, thumbnails, saves, sources, run_events), with its run locks in
             .IR catalog.sqlite3.runs\\-lock .
             .TP
             .I $XDG_PICTURES_DIR/camroll/
@@ -421,6 +421,7 @@ enum Completions {
         let names = option.names.count > 1 ? "{\(option.names.joined(separator: ","))}" : "'\(option.id)'"
         let help = "[\(zshQuote(String(option.help.prefix(70))))]"
         guard let value = option.value else { return "\(names)'\(help)'" }
+        if option.valueIsOptional { return "\(names)'\(help)::\(zshQuote(value)):\(zshAction(option.kind))'" }
         return "\(names)'\(help):\(zshQuote(value)):\(zshAction(option.kind))'"
     }
 

@@ -37,6 +37,8 @@ struct PickCommand {
         var snap = SnapCommand(options: options, environment: environment, arguments: arguments)
         snap.live = true
         let template = try snap.outputTemplate(console: console)
+        // The banner goes on the photo kept, not on the preview; its font is checked first.
+        let banner = try snap.bannerPainter()
 
         // The window (or chafa, for the terminal) is loaded before the camera is opened, so that
         // a missing library costs no camera time, and so that the camera's own errors (no
@@ -116,7 +118,7 @@ struct PickCommand {
             let kept = options.mirror ? try frame.mirrored(decoder: try JPEGDecoder()) : frame
             let status = try snap.save(
                 from: HeldFrame(kept, from: source), catalog: { try pendingCatalog.value() }, template: template,
-                console: console, cancellation: cancellation, reporter: result)
+                console: console, cancellation: cancellation, reporter: result, banner: banner)
             guard status == .success, !options.toStandardOutput else { return status }
             try result.print(from: try pendingCatalog.value(), device: source.deviceName, since: started)
             return status

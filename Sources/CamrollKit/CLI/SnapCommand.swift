@@ -20,6 +20,9 @@ struct SnapCommand {
                 hint: "Redirect it: camroll -o - > photo.jpg, or camroll -o - | display")
         }
         let template = try outputTemplate(console: console)
+        // Pango loaded and the font checked before the camera opens: a missing library or font
+        // costs no camera time.
+        let banner = try bannerPainter()
 
         // A URL source needs the catalog (its `sources` row) before anything else. For a camera,
         // the catalog opens on another thread meanwhile: opening, negotiating and the warm-up
@@ -71,7 +74,12 @@ struct SnapCommand {
         // Called on the catalog's thread (BatchSaver): a camera's catalog may still be opening
         // on its own; a pattern's or a file's opens there, beside the encoding of the first frame.
         let opening: () throws -> Catalog = { [self, catalog, pendingCatalog] in try catalog ?? pendingCatalog?.value() ?? openCatalog(for: template) }
-        return try save(from: source, catalog: opening, template: template, console: console, cancellation: cancellation)
+        return try save(from: source, catalog: opening, template: template, console: console, cancellation: cancellation, banner: banner)
+    }
+
+    /// The `--timestamp`/`--title` banner's painter, or nil when none is asked for.
+    func bannerPainter() throws -> BannerPainter? {
+        options.banner.isRequested ? try BannerPainter(options.banner) : nil
     }
 
     /// The output template, checked: as the user typed it for messages, made absolute for use; a
@@ -112,12 +120,13 @@ struct SnapCommand {
     /// given, is told of the saves instead of the one the options choose (pick's result).
     func save(
         from source: FrameSource, catalog: @escaping () throws -> Catalog, template: OutputTemplate, console: Console,
-        cancellation: Cancellation, reporter chosen: ProgressReporter? = nil
+        cancellation: Cancellation, reporter chosen: ProgressReporter? = nil, banner: BannerPainter? = nil
     ) throws -> ExitCode {
         let pipeline = try ImagePipeline(
             quality: options.quality, maxBytes: options.maxBytes, thumbnailBox: options.thumbnail, edits: options.edits,
             origin: options.exif ? source.origin : nil, stripGPS: options.stripGPS, encoding: options.outputEncoding,
             subsampling: options.subsampling)
+        pipeline.banner = try banner ?? bannerPainter()
 
         if options.fill && !options.countGiven && !options.global.quiet, let warning = Self.fillsTheRootFileSystem(template) {
             console.warning(warning)

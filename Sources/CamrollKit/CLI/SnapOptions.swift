@@ -116,6 +116,8 @@ public struct SnapOptions: Sendable {
     /// `--frames` was given (with --every, the run ends after that many photos; else never).
     public var framesGiven = false
     public var global = GlobalOptions()
+    /// `--timestamp`, `--title` and the banner's looks (SnapOptions+Banner).
+    public var banner = BannerRequest()
 
     public var isService: Bool { everyMicroseconds != nil }
 
@@ -286,6 +288,8 @@ public struct SnapOptions: Sendable {
                 options.pickerFrontEnd = chosen
             case "--timer": options.timerSeconds = try ValueParser.integer(value, option: name, range: 0...3600)
             case "--mirror": options.mirror = true
+            case _ where BannerRequest.optionIDs.contains(option.id):
+                try options.banner.apply(option.id, value: given, typed: name, scanner)
             default:
                 throw CommandTable.unhandled(option, in: command.name)
             }
@@ -303,6 +307,7 @@ public struct SnapOptions: Sendable {
             options.countGiven = countGiven
         }
         try options.validate()
+        try options.banner.validate()
         return options
     }
 

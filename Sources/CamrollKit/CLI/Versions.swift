@@ -76,6 +76,9 @@ enum Versions {
         Loadable(name: "libchafa", sonames: ["libchafa.so.0"], symbol: "chafa_canvas_new", versionCall: .file),
         Loadable(name: "librsvg", sonames: ["librsvg-2.so.2"], symbol: "rsvg_handle_new_from_data",
                  versionCall: .numbers("rsvg_major_version", "rsvg_minor_version", "rsvg_micro_version")),
+        // The --timestamp/--title banner's: Pango's version, found through pangocairo's handle.
+        Loadable(name: "libpango", sonames: ["libpangocairo-1.0.so.0"], symbol: "pango_cairo_show_layout",
+                 versionCall: .text("pango_version_string")),
     ]
 
     /// The file a library's name leads to (`libv4l2.so.0` → `…/libv4l2.so.0.0.0`).

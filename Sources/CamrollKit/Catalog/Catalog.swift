@@ -261,7 +261,14 @@ public final class Catalog {
                 let current = try database.scalarInt("PRAGMA user_version") ?? 0
                 if current > Self.schemaVersion { try checkVersion(current) }
                 guard current < Self.schemaVersion else { return true }
-                try database.execute(Migrations.steps[current])
+                do {
+                    try database.execute(Migrations.steps[current])
+                } catch let error as DatabaseError where error.primaryCode == SQLITE_ERROR {
+                    // The catalog's own tables are there: something else in it stops the step.
+                    throw CamrollError(
+                        .dataError, "cannot bring catalog \(path) up to schema \(current + 1): \(error.message)",
+                        hint: "Nothing was changed. Look at what the message names in the catalog (sqlite3 \(path) .schema).")
+                }
                 try database.execute("PRAGMA user_version=\(current + 1)")
                 return false
             }
@@ -427,8 +434,8 @@ public final class Catalog {
     /// nothing read from it afterwards can be trusted. At a bounded cost, paid on the catalog's
     /// thread while the first frame is captured and encoded: the whole catalog with PRAGMA
     /// quick_check when it has at most `wholeCheckPages` pages; a larger one, the pages the
-    /// run's writes go through — page 1 and the schema, the last leaf of `runs`, `captures` and
-    /// `saves` and the way down to it, the index pages where the run's UUID and the first paths
+    /// run's writes go through — page 1 and the schema, the last leaf of `runs`, `captures`,
+    /// `thumbnails` and `saves` and the way down to it, the index pages where the run's UUID and the first paths
     /// of its template go — read with SQLite's cell size check on, and the free-page list's count
     /// against the file's (the pages of a list gone wrong would be handed out twice): a few dozen
     /// pages, whatever the catalog's size. Damage elsewhere in a large catalog is `verify`'s to find.
@@ -579,6 +586,8 @@ public final class Catalog {
         public var jpegBytes: Int
         public var xxh128: String
         public var thumbnail: [UInt8]?
+        /// The `--timestamp`/`--title` banner's texts drawn into it, one a line; nil: none.
+        public var banner: String? = nil
     }
 
     /// The capture's row and its thumbnail's, committed together (one commit, one sync with
@@ -590,7 +599,7 @@ public final class Catalog {
                     .int(capture.runID), .text(capture.uuid), .text(Timestamp.iso8601(capture.capturedAt)),
                     .optional(capture.frameSequence), .text(capture.pixelFormat), .int(capture.width),
                     .int(capture.height), .optional(capture.jpegQuality), .int(capture.jpegBytes),
-                    .text(capture.xxh128)
+                    .text(capture.xxh128), capture.banner.map { .text($0) } ?? .null
                 ).run()
                 let id = database.lastInsertRowID
                 if let thumbnail = capture.thumbnail {
@@ -608,8 +617,8 @@ public final class Catalog {
             &insertCapture,
             """
             INSERT INTO captures(run_id, uuid, captured_at, frame_sequence, pixel_format, width,
-                                 height, jpeg_quality, jpeg_bytes, xxh128)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 height, jpeg_quality, jpeg_bytes, xxh128, banner)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
     }
 

@@ -135,13 +135,22 @@ enum Migrations {
         // the page stayed in the table nearly empty, never reused, since new captures go at the
         // end: a service run with `--keep-last` grew its catalog by 4.2 kB a photo. Deleted from
         // here, a thumbnail's page goes back to the free list, and the next one takes it.
+        // (legacy_alter_table: a view of the user's own that names the column, or one broken
+        // already, would otherwise make the drop fail, and with it every run.)
         """
         CREATE TABLE thumbnails(
             capture_id INTEGER PRIMARY KEY REFERENCES captures(id),
             jpeg BLOB NOT NULL
         );
         INSERT INTO thumbnails(capture_id, jpeg) SELECT id, thumbnail FROM captures WHERE thumbnail IS NOT NULL;
+        PRAGMA legacy_alter_table=ON;
         ALTER TABLE captures DROP COLUMN thumbnail;
+        PRAGMA legacy_alter_table=OFF;
+        """,
+        // 9: the `--timestamp`/`--title` banner drawn into a capture, its texts one a line
+        // (title first); NULL when there was none.
+        """
+        ALTER TABLE captures ADD COLUMN banner TEXT;
         """,
     ]
 }

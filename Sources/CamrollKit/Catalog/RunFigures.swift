@@ -75,4 +75,14 @@ extension Catalog {
     func recordsSaveDirectories() throws -> Bool {
         try (database.scalarInt("PRAGMA user_version") ?? 0) >= 6
     }
+
+    /// Whether its thumbnails are in a table of their own (schema step 8), not in the captures' rows.
+    func keepsThumbnailsApart() throws -> Bool {
+        try (database.scalarInt("PRAGMA user_version") ?? 0) >= 8
+    }
+
+    /// Whether its captures record their banner's text (schema step 9).
+    func recordsBanners() throws -> Bool {
+        try (database.scalarInt("PRAGMA user_version") ?? 0) >= 9
+    }
 }

@@ -34,6 +34,8 @@ public final class ImagePipeline {
     public let subsampling: ChromaSubsampling?
     private let encoder: JPEGEncoder
     private let decoder: JPEGDecoder
+    /// `--timestamp`, `--title`: drawn into each frame before it is encoded (ImagePipeline+Banner).
+    public var banner: BannerPainter?
 
     public init(
         quality: Int, maxBytes: Int? = nil, thumbnailBox: Resolution? = nil, edits: ImageEdits = ImageEdits(),
@@ -66,7 +68,14 @@ public final class ImagePipeline {
 
     /// The picture to save, in the run's encoding.
     public func picture(from frame: Frame) throws -> EncodedImage {
-        encoding == .png ? try png(from: frame) : try jpeg(from: frame)
+        var frame = frame
+        return try picture(drawingOn: &frame)
+    }
+
+    /// The same, any banner drawn into `frame` itself (ImagePipeline+Banner).
+    public func picture(drawingOn frame: inout Frame) throws -> EncodedImage {
+        try drawBanner(on: &frame)
+        return encoding == .png ? try png(from: frame) : try jpeg(from: frame)
     }
 
     /// A PNG of the frame: its pixels (a JPEG decoded once, upright by its Orientation; YUYV
@@ -94,6 +103,7 @@ public final class ImagePipeline {
         let target = fittedTarget(for: rect)
         if target.width != pixels.width || target.height != pixels.height { pixels = try pixels.resized(to: target) }
         for step in edits.turn.orientations { pixels = try pixels.upright(step) }
+        if let banner { try banner.draw(on: &pixels, of: frame) }
         var samples = pixels.pixels
         var channels = 3
         if edits.turn.greyscale {
@@ -132,10 +142,13 @@ public final class ImagePipeline {
             let orientation = frame.format == .jpeg ? Exif.orientation(of: frame.bytes) : 1
             let own = decoder.subsampling(of: frame.bytes)
             // `--subsampling` other than the picture's own can only be had by encoding it again.
-            let otherSubsampling = subsampling != nil && subsampling != own
+            // (A grey picture has no colour to subsample: any value is its own.)
+            let otherSubsampling = subsampling != nil && subsampling != own && own?.isGrey != true
             // A turn is of the picture as shown: one stored sideways is decoded and set upright first.
-            if edits.fit != nil || edits.reencode || otherSubsampling || (edits.turn.movesPixels && orientation != 1) {
-                work.image = try reencoded(image, orientation: orientation, subsampling: own)
+            // A banner is drawn into the decoded pixels: the picture is encoded again.
+            if edits.fit != nil || edits.reencode || otherSubsampling || (banner != nil && !edits.turn.movesPixels)
+                || (edits.turn.movesPixels && orientation != 1) {
+                work.image = try reencoded(image, orientation: orientation, subsampling: own, bannerOf: frame)
                 work.orientation = 1
                 work.changed = true
             } else if let crop = edits.crop {
@@ -147,6 +160,7 @@ public final class ImagePipeline {
             let rect = try edits.crop?.rect(width: pixels.width, height: pixels.height)
                 ?? PixelRect(x: 0, y: 0, width: pixels.width, height: pixels.height)
             pixels = try pixels.cropped(rect).resized(to: fittedTarget(for: rect))
+            if let banner, !edits.turn.movesPixels { try banner.draw(on: &pixels, of: frame) }
             work = Work(
                 image: try encoder.encode(pixels.frame, quality: quality, subsampling: subsampling(own: nil)),
                 orientation: nil, changed: true)
@@ -161,6 +175,7 @@ public final class ImagePipeline {
         }
 
         if !edits.turn.isNone { try turned(&work) }
+        if banner != nil && edits.turn.movesPixels { try drawBannerAfterTurning(&work, frame) }
         withExif(&work, frame)
         if origin == nil || stripGPS { withoutMetadata(&work) }
         if let maxBytes, work.image.bytes.count > maxBytes {
@@ -241,6 +256,21 @@ public final class ImagePipeline {
         subsampling ?? (maxBytes != nil ? .s420 : own)
     }
 
+    /// The banner on a picture `--rotate` or `--flip` turned (losslessly, on its JPEG): drawn
+    /// upright on the turned picture, which is decoded and encoded again at `-q` for it.
+    private func drawBannerAfterTurning(_ work: inout Work, _ frame: Frame) throws {
+        guard let banner else { return }
+        let (header, rgb) = try decoder.decodeRGB(work.image.bytes)
+        var pixels = RGBImage(width: header.width, height: header.height, pixels: rgb)
+        try banner.draw(on: &pixels, of: frame)
+        // The subsampling decided for the turned JPEG, kept.
+        var image = try encoder.encode(
+            pixels.frame, quality: quality, subsampling: subsampling(own: decoder.subsampling(of: work.image.bytes)) ?? .s444)
+        if edits.turn.greyscale { image.bytes = try ImageTurn.greyscale(image.bytes) }
+        work.image = image
+        work.changed = true
+    }
+
     /// The size `rect` is scaled to: fitted inside `-r`'s box, never enlarged.
     private func fittedTarget(for rect: PixelRect) -> Resolution {
         guard let box = edits.fit else { return Resolution(width: rect.width, height: rect.height) }
@@ -268,7 +298,8 @@ public final class ImagePipeline {
     }
 
     /// Decoded at full size, turned upright, cropped, resampled to the exact size (Lanczos-3,
-    /// `RGBImage.resized`) and encoded at `-q`, with `subsampling(own:)` of the source's.
+    /// `RGBImage.resized`), the banner drawn (of `frame`), and encoded at `-q`, with
+    /// `subsampling(own:)` of the source's.
     ///
     /// Not decoded at a smaller DCT scale first, though that costs less: turbojpeg's scaled
     /// decoding aliases on its own, and no room left for the filter undoes it. A 1024x1024 zone
@@ -278,19 +309,22 @@ public final class ImagePipeline {
     /// the whole picture (a 100-megapixel photo is 300 MB of RGB) is a shrink decoded at the
     /// smallest scale ≥ 4× the target instead (photos lost 0.0004-0.0023 of SSIM so), rather
     /// than refused.
-    private func reencoded(_ image: EncodedImage, orientation: Int, subsampling own: ChromaSubsampling?) throws -> EncodedImage {
+    private func reencoded(
+        _ image: EncodedImage, orientation: Int, subsampling own: ChromaSubsampling?, bannerOf frame: Frame? = nil
+    ) throws -> EncodedImage {
         let transposed = orientation >= 5
         let shownWidth = transposed ? image.height : image.width, shownHeight = transposed ? image.width : image.height
         let rect = try edits.crop?.rect(width: shownWidth, height: shownHeight)
             ?? PixelRect(x: 0, y: 0, width: shownWidth, height: shownHeight)
         let target = fittedTarget(for: rect)
-        let pixels: RGBImage
+        var pixels: RGBImage
         do {
             pixels = try resampled(image, orientation: orientation, rect: rect, to: target, room: nil)
         } catch let error as CamrollError where ImageMemory.isTooLarge(error) && target.width * 4 <= rect.width
             && target.height * 4 <= rect.height {
             pixels = try resampled(image, orientation: orientation, rect: rect, to: target, room: 4)
         }
+        if let banner, let frame, !edits.turn.movesPixels { try banner.draw(on: &pixels, of: frame) }
         return try encoder.encode(pixels.frame, quality: quality, subsampling: subsampling(own: own) ?? .s444)
     }
 

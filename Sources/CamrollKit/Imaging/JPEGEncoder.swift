@@ -48,6 +48,9 @@ public struct ChromaSubsampling: Sendable, Equatable, CustomStringConvertible {
 
     var samp: TJSAMP { TJSAMP(UInt32(rawValue)) }
 
+    /// One component: no chroma at all.
+    var isGrey: Bool { samp == TJSAMP_GRAY }
+
     public var description: String {
         switch samp {
         case TJSAMP_444: "4:4:4"

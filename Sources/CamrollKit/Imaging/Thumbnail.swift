@@ -1,6 +1,6 @@
 import CPixels
 
-/// The small picture stored with each capture (`captures.thumbnail`), as a phone's photo picker
+/// The small picture stored with each capture (the catalog's `thumbnails` table), as a phone's photo picker
 /// keeps one beside the full image: the largest size that fits inside the box with the picture's
 /// aspect ratio (never larger than the picture), decoded at a DCT scaling factor, reduced to
 /// that exact size by averaging, encoded at quality 70. (A YUYV frame's comes from the frame itself,

@@ -236,9 +236,10 @@ public final class BatchSaver: @unchecked Sendable {
                 waitOrCancel(microseconds: plan.intervalMicroseconds)
                 if cancellation.isCancelled { return }
             }
-            let frame = try source.nextFrame()
+            var frame = try source.nextFrame()
             Trace.mark("frame \(frameIndex) taken")
-            let image = try pipeline.picture(from: frame)
+            // A banner is drawn into the frame's own bytes, which no one else holds: no copy.
+            let image = try pipeline.picture(drawingOn: &frame)
             Trace.mark("frame \(frameIndex) encoded")
             let imageHash = XXH128.hex(of: image.bytes)
             Trace.mark("frame \(frameIndex) hashed")
@@ -251,7 +252,7 @@ public final class BatchSaver: @unchecked Sendable {
                 runID: runID, uuid: UUID().uuidString.lowercased(), capturedAt: frame.capturedAt,
                 frameSequence: frame.sequence, pixelFormat: frame.format.code, width: image.width,
                 height: image.height, jpegQuality: image.quality, jpegBytes: image.bytes.count,
-                xxh128: imageHash, thumbnail: thumbnail)
+                xxh128: imageHash, thumbnail: thumbnail, banner: pipeline.bannerText(for: frame))
             // Committed on the catalog's thread while the frame's first file is written, which
             // takes its name only once the row is in: `verify --repair` knows a killed run's
             // files by their captures' hashes.

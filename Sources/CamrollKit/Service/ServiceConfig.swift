@@ -77,7 +77,10 @@ enum ServiceConfig {
             guard !name.isEmpty, !name.hasPrefix("-"), let option = command.option(named: "--" + name), !["--help", "--config"].contains(option.id) else {
                 throw problem("unknown option '\(name)'")
             }
-            if option.takesValue {
+            if option.valueIsOptional {
+                // `timestamp` alone, or `timestamp = %H:%M`.
+                arguments.append(value.map { $0.isEmpty ? option.id : option.id + "=" + Self.unquoted($0) } ?? option.id)
+            } else if option.takesValue {
                 guard let value, !value.isEmpty else { throw problem("'\(name)' needs a value") }
                 if option.id == "--exec" {
                     let words = try words(of: value) { problem($0) }

@@ -15,7 +15,6 @@ echo $? >"$out/stop.rc"
 systemctl show camroll@vm -p ActiveState -p SubState -p Result -p ExecMainCode -p ExecMainStatus >"$out/stopped.show"
 systemctl is-failed camroll@vm >"$out/is-failed" 2>&1
 journalctl -u camroll@vm -o short-monotonic --no-pager >"$out/journal" 2>&1
-journalctl -u camroll@vm -o cat --no-pager _SYSTEMD_UNIT=camroll@vm.service >"$out/journal.camroll" 2>&1
 # DynamicUser's state directory, /var/lib/camroll: the catalog and the photos.
 cp -r /var/lib/private/camroll "$out/state" 2>>"$out/driver.log"
 systemctl poweroff

@@ -65,11 +65,14 @@ UNIT
 mount --bind "$OUT" "$R/vmout"
 : >"$R/etc/machine-id"
 
-# PID 1 of its own PID namespace; ends when driver.sh asks it to power off.
-( sleep 200; echo "systemd did not end within 200 s" >>"$OUT/steps"; kill -9 "$(cat "$OUT/systemd.pid" 2>/dev/null)" 2>/dev/null ) &
+# PID 1 of its own PID namespace (--kill-child: killing unshare ends the namespace); ends when
+# driver.sh asks it to power off, or after 200 s, whatever happens.
 chroot "$R" /usr/bin/env -i container=camroll-vm PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    /usr/bin/unshare --pid --fork --mount-proc /lib/systemd/systemd --system --unit=camroll-vm.target \
+    /usr/bin/unshare --pid --fork --kill-child --mount-proc /lib/systemd/systemd --system --unit=camroll-vm.target \
     --show-status=no >"$OUT/systemd.log" 2>&1 &
-echo $! >"$OUT/systemd.pid"
-wait "$(cat "$OUT/systemd.pid")"
+systemd=$!
+( sleep 200; echo "systemd did not end within 200 s" >>"$OUT/steps"; kill -9 $systemd 2>/dev/null ) &
+watchdog=$!
+wait $systemd
 echo $? >"$OUT/systemd.rc"
+kill $watchdog 2>/dev/null

@@ -5,8 +5,8 @@
 file: tjCompress2 from RGB, against tjbench from the same pixels as a PPM), at 640x480 and
 1920x1080.
 
-camroll's time is its own trace's for the frame's encoding (CAMROLL_TRACE: "frame N encoded", to
-the microsecond; for the pattern the median of 40 frames);
+camroll's time is its own trace's for the frame's encoding (CAMROLL_TRACE: from "frame N taken"
+to "frame N encoded", to the microsecond; for the pattern the median of 40 frames);
 the subsampling tjbench is given is the one camroll's output has. Both pinned to one CPU, in
 alternating pairs: this machine's two vCPUs differ by up to half at times, which otherwise
 decides the ratio; the median of the pairs' ratios is reported (target >= 0.90).
@@ -24,12 +24,18 @@ SIZES = [(640, 480), (1920, 1080)]
 QUALITY = 90
 
 
-def trace_took(stderr, phase):
-    """The milliseconds a CAMROLL_TRACE phase took, from the trace table."""
+def trace_between(stderr, first, then):
+    """The milliseconds from the end of phase `first` to the end of phase `then`, by their end
+    times: the "took" column counts from the previous mark of any thread, and the catalog's
+    thread marks its rows in between a frame's phases."""
+    ends = {}
     for line in stderr.splitlines():
-        if line.startswith("trace: " + phase + " "):
-            return float(line.split()[-1])
-    sys.exit(f"bench-encode: no phase '{phase}' in the trace")
+        for phase in (first, then):
+            if line.startswith("trace: " + phase + " "):
+                ends[phase] = float(line.split()[-2])
+    if len(ends) != 2:
+        sys.exit(f"bench-encode: no phases '{first}' and '{then}' in the trace")
+    return ends[then] - ends[first]
 
 
 def subsampling(jpeg):
@@ -85,7 +91,7 @@ def measure(camroll, work, kind, width, height, pairs, cpu):
                                                 "-o", os.path.join(out, "{seq}.jpg"), "--db", catalog, "--quiet"],
             env=dict(os.environ, CAMROLL_TRACE="1"), check=True, capture_output=True, text=True).stderr
         # The first frame's encoding also sets the encoder up: the later ones' median, for a camera.
-        phases = [trace_took(stderr, f"frame {k} encoded") for k in (range(2, frames + 1) if frames > 1 else [1])]
+        phases = [trace_between(stderr, f"frame {k} taken", f"frame {k} encoded") for k in (range(2, frames + 1) if frames > 1 else [1])]
         return width * height / statistics.median(phases) / 1000
 
     results = []

@@ -36,9 +36,10 @@ public final class TestPattern: FrameSource {
         let place = frameNumber % Self.mjpegLoop
         if place == encodedLoop.count {
             let raw = try yuyvFrame()
-            if encoder == nil { encoder = try JPEGEncoder() }
+            let encoder = try self.encoder ?? JPEGEncoder()
+            self.encoder = encoder
             // Quality 80 at 4:2:2, what USB cameras' MJPEG modes commonly send.
-            encodedLoop.append(try encoder!.encode(raw, quality: 80).bytes)
+            encodedLoop.append(try encoder.encode(raw, quality: 80).bytes)
         } else {
             frameNumber += 1
         }

@@ -7,7 +7,8 @@
 #include "library_loader.h"
 
 enum { CTX_NEW, CTX_FREE, SET_CHUNK_LIMITS, SET_PNG_BUFFER, GET_IHDR, DECODED_IMAGE_SIZE, DECODE_IMAGE, STRERROR,
-       VERSION_STRING, DECODE_ROW, GET_ROW_INFO, SET_IHDR, SET_OPTION, ENCODE_IMAGE, GET_PNG_BUFFER, SET_EXIF, SYMBOLS };
+       VERSION_STRING, DECODE_ROW, GET_ROW_INFO, SET_IHDR, SET_OPTION, ENCODE_IMAGE, GET_PNG_BUFFER, SET_EXIF, GET_EXIF,
+       SYMBOLS };
 static const char *const symbols[SYMBOLS] = {
     [CTX_NEW] = "spng_ctx_new", [CTX_FREE] = "spng_ctx_free", [SET_CHUNK_LIMITS] = "spng_set_chunk_limits",
     [SET_PNG_BUFFER] = "spng_set_png_buffer", [GET_IHDR] = "spng_get_ihdr",
@@ -15,7 +16,7 @@ static const char *const symbols[SYMBOLS] = {
     [STRERROR] = "spng_strerror", [VERSION_STRING] = "spng_version_string", [DECODE_ROW] = "spng_decode_row",
     [GET_ROW_INFO] = "spng_get_row_info", [SET_IHDR] = "spng_set_ihdr",
     [SET_OPTION] = "spng_set_option", [ENCODE_IMAGE] = "spng_encode_image", [GET_PNG_BUFFER] = "spng_get_png_buffer",
-    [SET_EXIF] = "spng_set_exif",
+    [SET_EXIF] = "spng_set_exif", [GET_EXIF] = "spng_get_exif",
 };
 static void *slots[SYMBOLS];
 static struct loaded_library libspng = LOADED_LIBRARY("libspng.so.0", symbols, slots);
@@ -44,6 +45,7 @@ int cspng_decoded_image_size(spng_ctx *context, int format, size_t *size) {
 int cspng_decode_image(spng_ctx *context, void *out, size_t size, int format, int flags) {
     return SPNG(spng_decode_image, DECODE_IMAGE)(context, out, size, format, flags);
 }
+int cspng_get_exif(spng_ctx *context, struct spng_exif *exif) { return SPNG(spng_get_exif, GET_EXIF)(context, exif); }
 const char *cspng_strerror(int status) { return SPNG(spng_strerror, STRERROR)(status); }
 
 int cspng_decode_rgb_over_white(spng_ctx *context, unsigned char *out, size_t size) {

@@ -53,6 +53,20 @@ import Testing
         return path
     }
 
+    /// A PNG with an eXIf chunk holding the tagged photo's times, location and camera (320x200,
+    /// red at the top). `orientation`: the EXIF Orientation written with them, if any.
+    static func taggedPNG(in dir: TemporaryDirectory, name: String = "tagged.png", orientation: Int? = nil) throws -> String {
+        let path = dir.file(name)
+        let made = try CamrollBinary.runProgram(["/usr/bin/env", "convert", "-size", "320x200", "gradient:red-blue", path])
+        #expect(made.status == 0, "convert: \(made.stderr)")
+        let tagged = try CamrollBinary.runProgram([
+            "/usr/bin/exiftool", "-q", "-q", "-overwrite_original", "-DateTimeOriginal=2020:01:02 03:04:05",
+            "-CreateDate=2020:01:02 03:04:06", "-GPSLatitude=48.85", "-GPSLatitudeRef=N", "-GPSLongitude=2.35",
+            "-GPSLongitudeRef=E", "-Make=Canon", "-Model=EOS 5D"] + (orientation.map { ["-Orientation#=\($0)"] } ?? []) + [path])
+        #expect(tagged.status == 0, "\(tagged.stderr)")
+        return path
+    }
+
     static func snap(_ dir: TemporaryDirectory, _ arguments: [String]) throws {
         let result = try CamrollBinary.run(
             arguments + ["--db", dir.file("c.db"), "--quiet"],
@@ -62,7 +76,8 @@ import Testing
 
     /// The output kinds and the arguments that make them, from a tagged photo, a plain one, a
     /// PNG, and (when given) a URL of the tagged photo.
-    static func outputKinds(tagged: String, plain: String, png: String, url: String?) -> [(String, [String])] {
+    static func outputKinds(tagged: String, plain: String, png: String, url: String?, taggedPNG: String? = nil)
+        -> [(String, [String])] {
         var kinds: [(String, [String])] = [
             ("pattern", ["-d", "pattern", "-r", "640x480"]),
             ("pattern-crop", ["-d", "pattern", "-r", "640x480", "--crop", "1:1"]),
@@ -87,6 +102,10 @@ import Testing
         if let url {
             kinds += [("url", ["-d", url]), ("url-resized", ["-d", url, "-r", "320x240"])]
         }
+        if let taggedPNG {
+            kinds += [("file-tagged-png", ["-d", "file:" + taggedPNG]),
+                      ("file-tagged-png-resized", ["-d", "file:" + taggedPNG, "-r", "160x100"])]
+        }
         return kinds
     }
 
@@ -98,8 +117,10 @@ import Testing
         let plain = dir.file("plain.jpg")
         try Self.snap(dir, ["-d", "pattern", "-r", "640x480", "-o", plain, "--no-exif"])
         let png = try Self.png(in: dir)
+        let taggedPNG = try Self.taggedPNG(in: dir)
         var checked = 0
-        for (name, arguments) in Self.outputKinds(tagged: tagged, plain: plain, png: png, url: server.url("photo.jpg")) {
+        for (name, arguments) in Self.outputKinds(
+            tagged: tagged, plain: plain, png: png, url: server.url("photo.jpg"), taggedPNG: taggedPNG) {
             let out = dir.file("out/\(name).jpg")
             try Self.snap(dir, arguments + ["-o", out])
             #expect(try Self.problems(out) == [], "\(name)")
@@ -110,9 +131,10 @@ import Testing
             }
             checked += 1
         }
-        #expect(checked == 21)
+        #expect(checked == 23)
         // PNG output: the block in an eXIf chunk.
-        for (name, arguments) in [("pattern", ["-d", "pattern", "-r", "320x240"]), ("file-tagged", ["-d", "file:" + tagged])] {
+        for (name, arguments) in [("pattern", ["-d", "pattern", "-r", "320x240"]), ("file-tagged", ["-d", "file:" + tagged]),
+                                  ("file-tagged-png", ["-d", "file:" + taggedPNG])] {
             let out = dir.file("out/\(name).png")
             try Self.snap(dir, arguments + ["-o", out])
             #expect(try Self.problems(out) == [], "\(name).png")
@@ -149,10 +171,12 @@ import Testing
         let plain = dir.file("plain.jpg")
         try Self.snap(dir, ["-d", "pattern", "-r", "640x480", "-o", plain, "--no-exif"])
         let png = try Self.png(in: dir)
+        let taggedPNG = try Self.taggedPNG(in: dir)
         let original = ["DateTimeOriginal", "CreateDate", "GPSLatitude", "GPSLongitude"]
         let source = try PhotoTests.exif(tagged, original)
         #expect(source["DateTimeOriginal"] as? String == "2020:01:02 03:04:05")
-        for (name, arguments) in Self.outputKinds(tagged: tagged, plain: plain, png: png, url: server.url("photo.jpg")) {
+        for (name, arguments) in Self.outputKinds(
+            tagged: tagged, plain: plain, png: png, url: server.url("photo.jpg"), taggedPNG: taggedPNG) {
             let out = dir.file("out/\(name).jpg")
             try Self.snap(dir, arguments + ["-o", out])
             let tags = try PhotoTests.exif(out, original + ["OffsetTimeOriginal", "SubSecTimeOriginal"])
@@ -187,8 +211,10 @@ import Testing
         let plain = dir.file("plain.jpg")
         try Self.snap(dir, ["-d", "pattern", "-r", "640x480", "-o", plain, "--no-exif"])
         let png = try Self.png(in: dir)
+        let taggedPNG = try Self.taggedPNG(in: dir)
         #expect(try Self.markers(tagged).filter { $0 == 0xE1 }.count == 2, "the source has EXIF and XMP")
-        for (name, arguments) in Self.outputKinds(tagged: tagged, plain: plain, png: png, url: server.url("photo.jpg")) {
+        for (name, arguments) in Self.outputKinds(
+            tagged: tagged, plain: plain, png: png, url: server.url("photo.jpg"), taggedPNG: taggedPNG) {
             let out = dir.file("out/\(name).jpg")
             try Self.snap(dir, arguments + ["-o", out, "--no-exif"])
             #expect(!(try Self.markers(out)).contains(0xE1), "\(name)")
@@ -211,6 +237,39 @@ import Testing
             #expect(tags["DateTimeOriginal"] as? String == "2020:01:02 03:04:05", "\(name)")
             #expect(try Self.problems(out) == [], "\(name)")
         }
+    }
+
+    /// A PNG's eXIf chunk is its EXIF, as a JPEG's APP1 is: kept into the JPEG or PNG saved (its
+    /// camera, times, location), its Orientation applied to the pixels, which are always decoded,
+    /// and then written as 1.
+    @Test func aPNGsOwnExifIsKeptAndItsOrientationApplied() throws {
+        let dir = try TemporaryDirectory()
+        let sideways = try Self.taggedPNG(in: dir, name: "sideways.png", orientation: 6)  // shown turned 90° clockwise
+        for name in ["out.jpg", "out.png"] {
+            let out = dir.file(name)
+            try Self.snap(dir, ["-d", "file:" + sideways, "-o", out])
+            let tags = try PhotoTests.exif(out, ["Make", "Model", "DateTimeOriginal", "CreateDate", "GPSLatitude", "Orientation",
+                                                 "ImageWidth", "ImageHeight"])
+            #expect(tags["Make"] as? String == "Canon" && tags["Model"] as? String == "EOS 5D", "\(name): \(tags)")
+            #expect(tags["DateTimeOriginal"] as? String == "2020:01:02 03:04:05", "\(name)")
+            #expect(tags["CreateDate"] as? String == "2020:01:02 03:04:06", "\(name)")
+            #expect(tags["GPSLatitude"] as? Double == 48.85, "\(name)")
+            #expect(tags["Orientation"] as? Int == 1, "\(name): \(tags)")
+            #expect(tags["ImageWidth"] as? Int == 200 && tags["ImageHeight"] as? Int == 320, "\(name): \(tags)")
+            #expect(try Self.problems(out) == [], "\(name)")
+        }
+        // Upright: the stored top row (red) is now the right-hand column.
+        let (header, rgb) = try JPEGDecoder().decodeRGB(try fileBytes(dir.file("out.jpg")))
+        func pixel(_ x: Int, _ y: Int) -> (Int, Int) {
+            let at = (y * header.width + x) * 3
+            return (Int(rgb[at]), Int(rgb[at + 2]))  // red, blue
+        }
+        let right = pixel(header.width - 1, header.height / 2), left = pixel(0, header.height / 2)
+        #expect(right.0 > 200 && right.1 < 60, "right \(right)")
+        #expect(left.0 < 60 && left.1 > 200, "left \(left)")
+        // The catalog's dimensions are the saved picture's.
+        let db = try CatalogReader(dir.file("c.db"))
+        #expect(try db.int("SELECT count(*) FROM captures WHERE width = 200 AND height = 320") == 2)
     }
 
     /// A buffer's monotonic stamp, moved onto the wall clock; a stamp that cannot be believed

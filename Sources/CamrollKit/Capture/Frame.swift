@@ -48,6 +48,10 @@ public struct Frame: Sendable {
     /// YUV samples use the whole 0–255 range. V4L2's default for YUV, and the test pattern's,
     /// is limited range (Y 16–235, Cb/Cr 16–240); JPEG's is full range.
     public var fullRange: Bool
+    /// The EXIF block ("Exif\0\0" and its TIFF structure) of a picture file decoded to pixels
+    /// (a PNG's eXIf chunk), the base of the one written, as a JPEG's own APP1 is. Nil for
+    /// everything else: a JPEG's stays in its bytes.
+    public var sourceExif: [UInt8]?
 
     public init(
         format: PixelFormat, width: Int, height: Int, bytesPerLine: Int, bytes: [UInt8],

@@ -22,7 +22,12 @@ public final class ImageFile: FrameSource {
     public init(bytes: [UInt8], name: String, subject: String) throws {
         deviceName = name
         if PNGDecoder.isPNG(bytes) {
-            frame = try PNGDecoder.decode(bytes, subject: subject).frame
+            // Its pixels are always decoded, so set upright by its eXIf Orientation here: the
+            // block written with them says 1 (docs/snap.md, Orientation).
+            let picture = try PNGDecoder.read(bytes, subject: subject)
+            var decoded = try picture.image.upright(picture.orientation).frame
+            decoded.sourceExif = picture.exif
+            frame = decoded
             return
         }
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {

@@ -123,7 +123,12 @@ public enum Exif {
 
     /// The EXIF Orientation of a JPEG (1…8), 1 when it has none or an invalid one.
     public static func orientation(of jpeg: [UInt8]) -> Int {
-        guard let payload = JPEGSegments.exifPayload(of: jpeg), let data = exif_data_new() else { return 1 }
+        JPEGSegments.exifPayload(of: jpeg).map(orientation(ofBlock:)) ?? 1
+    }
+
+    /// The same of an EXIF block ("Exif\0\0…", an APP1's payload).
+    static func orientation(ofBlock payload: ArraySlice<UInt8>) -> Int {
+        guard let data = exif_data_new() else { return 1 }
         defer { exif_data_unref(data) }
         exif_data_unset_option(data, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION)
         payload.withUnsafeBufferPointer { exif_data_load_data(data, $0.baseAddress, UInt32($0.count)) }

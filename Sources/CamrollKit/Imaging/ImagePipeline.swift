@@ -92,6 +92,7 @@ public final class ImagePipeline {
             pixels = try RGBImage(width: header.width, height: header.height, pixels: rgb).upright(orientation)
         case .rgb24:
             pixels = RGBImage(width: frame.width, height: frame.height, pixels: frame.bytes)
+            sourceExif = frame.sourceExif
         case .yuyv, .yuv420:
             pixels = try PreviewScaler().picture(of: frame, width: frame.width, height: frame.height)
         default:
@@ -163,14 +164,16 @@ public final class ImagePipeline {
             if let banner, !edits.turn.movesPixels { try banner.draw(on: &pixels, of: frame) }
             work = Work(
                 image: try encoder.encode(pixels.frame, quality: quality, subsampling: subsampling(own: nil)),
-                orientation: nil, changed: true)
+                sourceExif: frame.sourceExif, orientation: frame.sourceExif == nil ? nil : 1, changed: true)
         default:
             // Uncropped, the thumbnail shows the frame as encoded: the encoder makes it from the
             // frame it has (YUYV), rather than decoding the JPEG for it afterwards.
             let image = try encoder.encode(
                 frame, quality: quality, subsampling: subsampling(own: nil),
                 thumbnailBox: edits.crop == nil && edits.turn.isNone ? thumbnailBox : nil)
-            work = Work(image: image, orientation: nil, changed: true)
+            // A PNG's eXIf block is the base of its JPEG's, its pixels already upright.
+            work = Work(image: image, sourceExif: frame.sourceExif, orientation: frame.sourceExif == nil ? nil : 1,
+                        changed: true)
             if let crop = edits.crop { try cropLosslessly(&work, crop, orientation: 1, subsampling: nil) }
         }
 

@@ -7,9 +7,24 @@ public enum PNGDecoder {
 
     public static func isPNG(_ bytes: [UInt8]) -> Bool { bytes.starts(with: signature) }
 
+    /// A PNG's pixels and its eXIf chunk, if any, as a JPEG's APP1 holds it ("Exif\0\0" and the
+    /// TIFF block).
+    public struct Picture {
+        public var image: RGBImage
+        public var exif: [UInt8]?
+
+        /// Its EXIF Orientation (1…8; 1 without one).
+        public var orientation: Int { exif.map { Exif.orientation(ofBlock: $0[...]) } ?? 1 }
+    }
+
     /// The picture's size from its header, refused over `JPEGDecoder.maxPixels` before anything
     /// is decoded, then its pixels. `.dataError` for anything that does not decode cleanly.
     public static func decode(_ bytes: [UInt8], subject: String) throws -> RGBImage {
+        try read(bytes, subject: subject).image
+    }
+
+    /// The same, with the eXIf chunk.
+    public static func read(_ bytes: [UInt8], subject: String) throws -> Picture {
         var why = [CChar](repeating: 0, count: 256)
         guard cspng_load(&why, why.count) != 0 else {
             throw CamrollError(.unavailable, "cannot read \(subject): PNG files need libspng: \(String(nulTerminated: why))",
@@ -42,7 +57,15 @@ public enum PNGDecoder {
             }
             guard status != CSPNG_OUT_OF_MEMORY else { throw ImageMemory.tooLarge(width: width, height: height, bytes: width * 4) }
             try check(status, "image data")
-            return RGBImage(width: width, height: height, pixels: rgb)
+            // After the image data, so that an eXIf chunk after it is read too. One libspng
+            // refuses (not a TIFF block) leaves the picture without EXIF rather than unreadable.
+            var block = spng_exif()
+            var exif: [UInt8]?
+            if cspng_get_exif(context, &block) == 0, let data = block.data, block.length > 0 {
+                exif = JPEGSegments.exifSignature
+                    + UnsafeRawBufferPointer(start: data, count: block.length).map { $0 }
+            }
+            return Picture(image: RGBImage(width: width, height: height, pixels: rgb), exif: exif)
         }
     }
 

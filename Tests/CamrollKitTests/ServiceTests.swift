@@ -105,7 +105,7 @@ import Testing
     /// The captures' catalog times, as µs since the epoch, oldest first.
     func captureTimes(_ catalog: CatalogReader) throws -> [Int] {
         try catalog.rows("SELECT captured_at FROM captures ORDER BY id", columns: 1).map {
-            Int(((try #require($0[0]).flatMap(Timestamp.seconds(ofISO8601:))) ?? 0) * 1e6)
+            Int(try #require($0[0].flatMap(Timestamp.seconds(ofISO8601:)), "captured_at \(String(describing: $0[0]))") * 1e6)
         }
     }
 

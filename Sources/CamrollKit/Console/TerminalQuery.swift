@@ -57,19 +57,13 @@ enum TerminalQuery {
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], STDOUT_FILENO)
         posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        // The child starts with no signal blocked: this process blocks them for its signal thread.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let arguments = command.map { strdup($0) } + [nil]
         let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (arguments + variables).forEach { free($0) } }
         var child: pid_t = 0
-        let spawned = posix_spawnp(&child, command[0], &actions, &attributes, arguments, variables)
+        let spawned = ChildProcess.withSpawnAttributes(ownGroup: false) { attributes in
+            posix_spawnp(&child, command[0], &actions, attributes, arguments, variables)
+        }
         close(pipeEnds[1])
         guard spawned == 0 else { return nil }
         var output: [UInt8] = []

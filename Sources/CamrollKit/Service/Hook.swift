@@ -60,21 +60,6 @@ final class Hook: @unchecked Sendable {
     /// Runs `arguments` to its end or its timeout; nil when it exited 0.
     static func execute(_ arguments: [String], timeoutMicroseconds: Int) -> String? {
         guard let program = arguments.first else { return "no command" }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // camroll blocks the signals it takes (SignalWatcher): the hook gets them back, at their
-        // default, and a process group of its own, so that a timeout kills all it started and a
-        // Ctrl-C at the terminal is camroll's to handle.
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGWINCH] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -86,8 +71,11 @@ final class Hook: @unchecked Sendable {
         let cStrings = arguments.map { strdup($0) }
         defer { cStrings.forEach { free($0) } }
         let argv = cStrings + [nil]
-        let status = argv.withUnsafeBufferPointer { argv in
-            posix_spawnp(&pid, program, &actions, &attributes, UnsafeMutablePointer(mutating: argv.baseAddress!), environ)
+        // Its own process group: a timeout kills all it started (ChildProcess).
+        let status = ChildProcess.withSpawnAttributes(ownGroup: true) { attributes in
+            argv.withUnsafeBufferPointer { argv in
+                posix_spawnp(&pid, program, &actions, attributes, UnsafeMutablePointer(mutating: argv.baseAddress!), environ)
+            }
         }
         guard status == 0 else { return "cannot run \(program): \(String(cString: strerror(status)))" }
         let deadline = monotonicMicroseconds() + timeoutMicroseconds

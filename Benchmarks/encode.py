@@ -6,7 +6,8 @@ file: tjCompress2 from RGB, against tjbench from the same pixels as a PPM), at 6
 1920x1080.
 
 camroll's time is its own trace's for the frame's encoding (CAMROLL_TRACE: from "frame N taken"
-to "frame N encoded", to the microsecond; for the pattern the median of 40 frames);
+to "frame N encoded", to the microsecond; the median of frames 2 to 41, the first paying for
+the encoder's set-up);
 the subsampling tjbench is given is the one camroll's output has. Both pinned to one CPU, in
 alternating pairs: this machine's two vCPUs differ by up to half at times, which otherwise
 decides the ratio; the median of the pairs' ratios is reported (target >= 0.90).
@@ -71,27 +72,18 @@ def measure(camroll, work, kind, width, height, pairs, cpu):
         subprocess.run(["convert", os.path.join(work, "seed.jpg"), png], check=True)
 
     def camroll_mpixels():
-        if kind == "RGB":
-            # One picture a process, whose encoding also pays for the encoder's set-up and its
-            # buffers' first touch: the quickest of five processes, as near as this gets to
-            # tjbench's warm loop.
-            return max(one_run() for _ in range(5))
-        return one_run()
-
-    def one_run():
         shutil.rmtree(out, ignore_errors=True)
-        if kind == "YUYV":
-            frames = 41
-            command = [camroll, "snap", "-d", "pattern", "-r", f"{width}x{height}", "--frames", str(frames)]
-        else:
-            frames = 1
-            command = [camroll, "snap", "-d", "file:" + png, "-n", "1"]
+        # 41 frames, a camera's or the same PNG's picture again each time (a file source's
+        # --frames encodes every frame): the first also sets the encoder up and touches its
+        # buffers first, which tjbench's warm loop does not count; the later ones' median.
+        frames = 41
+        source = ["-d", "pattern", "-r", f"{width}x{height}"] if kind == "YUYV" else ["-d", "file:" + png]
+        command = [camroll, "snap"] + source + ["--frames", str(frames)]
         stderr = subprocess.run(
             ["taskset", "-c", cpu] + command + ["-q", str(QUALITY), "--no-exif", "--thumbnail", "none",
                                                 "-o", os.path.join(out, "{seq}.jpg"), "--db", catalog, "--quiet"],
             env=dict(os.environ, CAMROLL_TRACE="1"), check=True, capture_output=True, text=True).stderr
-        # The first frame's encoding also sets the encoder up: the later ones' median, for a camera.
-        phases = [trace_between(stderr, f"frame {k} taken", f"frame {k} encoded") for k in (range(2, frames + 1) if frames > 1 else [1])]
+        phases = [trace_between(stderr, f"frame {k} taken", f"frame {k} encoded") for k in range(2, frames + 1)]
         return width * height / statistics.median(phases) / 1000
 
     results = []

@@ -37,7 +37,7 @@ public enum PNGDecoder {
                 throw CamrollError(.dataError, "\(subject) is not a valid PNG: \(what): \(String(cString: cspng_strerror(status)))")
             }
         }
-        // Ancillary chunks (text, profiles) limited to 1 MB each, 8 MB in all.
+        // Ancillary chunks (text, profiles, EXIF) limited to 1 MB each where libspng checks, 8 MB in all.
         try check(cspng_set_chunk_limits(context, 1 << 20, 8 << 20), "limits")
         // libspng reads from the buffer until the end: everything happens while it is borrowed.
         return try bytes.withUnsafeBytes { buffer in
@@ -49,6 +49,7 @@ public enum PNGDecoder {
                 JPEGDecoder.Header(width: width, height: height), subject: subject, bytesPerPixel: bytesPerPixel)
             try ImageMemory.reserve(
                 try ImageMemory.bytes(width: width, height: height, bytesPerPixel: bytesPerPixel), width: width, height: height)
+            let exifBefore = Self.exif(of: context)
             // Decoded a row at a time straight into RGB: the picture's memory is its 3 bytes a
             // pixel and one row, not an RGBA copy beside it (4 bytes a pixel more).
             var rgb = try ImageMemory.pixels(width: width, height: height, bytesPerPixel: 3)
@@ -57,16 +58,20 @@ public enum PNGDecoder {
             }
             guard status != CSPNG_OUT_OF_MEMORY else { throw ImageMemory.tooLarge(width: width, height: height, bytes: width * 4) }
             try check(status, "image data")
-            // After the image data, so that an eXIf chunk after it is read too. One libspng
-            // refuses (not a TIFF block) leaves the picture without EXIF rather than unreadable.
-            var block = spng_exif()
-            var exif: [UInt8]?
-            if cspng_get_exif(context, &block) == 0, let data = block.data, block.length > 0 {
-                exif = JPEGSegments.exifSignature
-                    + UnsafeRawBufferPointer(start: data, count: block.length).map { $0 }
-            }
+            // Asked again after the image data, so that a chunk after it is found too; one read
+            // before stays when the file's end cannot be read (a download cut short). A block
+            // libspng refuses (not a TIFF block) leaves the picture without EXIF.
+            let exif = exifBefore ?? Self.exif(of: context)
             return Picture(image: RGBImage(width: width, height: height, pixels: rgb), exif: exif)
         }
+    }
+
+    /// The eXIf chunk read so far, as an APP1 payload ("Exif\0\0" and the TIFF block); nil
+    /// without one.
+    private static func exif(of context: OpaquePointer) -> [UInt8]? {
+        var block = spng_exif()
+        guard cspng_get_exif(context, &block) == 0, let data = block.data, block.length > 0 else { return nil }
+        return JPEGSegments.exifSignature + UnsafeRawBufferPointer(start: data, count: block.length).map { $0 }
     }
 
     /// What a PNG costs a pixel on its way to a JPEG: decoded (3 bytes), then encoded (turbojpeg's

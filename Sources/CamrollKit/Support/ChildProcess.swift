@@ -1,9 +1,9 @@
 import Glibc
 
-/// How camroll starts another program (a service's hook, a terminal query): as a shell would
-/// start it. camroll blocks the signals its signal thread takes (SignalWatcher) and ignores
-/// SIGPIPE, and a child inherits both across exec; it gets no signal blocked and those at their
-/// defaults. With `ownGroup`, a process group of its own, so that a timeout can kill all it
+/// How camroll starts another program (a service's hook, a terminal query). camroll blocks the
+/// signals its signal thread takes (SignalWatcher) and ignores SIGPIPE, and a child inherits
+/// both across exec; it gets no signal blocked, and those and SIGPIPE at their defaults
+/// (SIGXFSZ, which camroll ignores too, stays ignored). With `ownGroup`, a process group of its own, so that a timeout can kill all it
 /// started and a Ctrl-C at the terminal reaches camroll alone.
 enum ChildProcess {
     static func withSpawnAttributes<Result>(

@@ -22,8 +22,8 @@ int cspng_get_ihdr(spng_ctx *context, struct spng_ihdr *header);
 int cspng_decoded_image_size(spng_ctx *context, int format, size_t *size);
 int cspng_decode_image(spng_ctx *context, void *out, size_t size, int format, int flags);
 /* The eXIf chunk's TIFF block (libspng's memory, valid until the context is freed);
- * SPNG_ECHUNKAVAIL when the file has none. After the image is decoded, so that a chunk after
- * the image data is found too. */
+ * SPNG_ECHUNKAVAIL when none was read. Before the image is decoded it sees the chunks before the
+ * image data; after, those after it too. */
 int cspng_get_exif(spng_ctx *context, struct spng_exif *exif);
 const char *cspng_strerror(int status);
 

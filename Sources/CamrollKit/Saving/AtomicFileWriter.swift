@@ -171,7 +171,15 @@ public final class AtomicFileWriter {
         } else {
             slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) ?? path.startIndex
         }
-        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        // The directory of the last save, as a rule: its string again, not a new one.
+        let directory: String
+        if slash == path.startIndex {
+            directory = "/"
+        } else if let prepared = preparedDirectory, Self.bytes(of: path, before: slash, equal: prepared) {
+            directory = prepared
+        } else {
+            directory = String(path[..<slash])
+        }
         let name = path[path.utf8.index(after: slash)...]
         try prepare(directory: directory, saving: path)
         let directoryFD = self.directoryFD
@@ -242,17 +250,25 @@ public final class AtomicFileWriter {
         }
     }
 
+    /// Whether `path`'s bytes before `end` are `text`'s.
+    private static func bytes(of path: String, before end: String.Index, equal text: String) -> Bool {
+        let length = path.utf8.distance(from: path.utf8.startIndex, to: end)
+        guard length == text.utf8.count else { return false }
+        let equal = path.utf8.withContiguousStorageIfAvailable { path in
+            text.utf8.withContiguousStorageIfAvailable { text in memcmp(path.baseAddress!, text.baseAddress!, length) == 0 }
+        }
+        return (equal ?? nil) ?? path.utf8[..<end].elementsEqual(text.utf8)
+    }
+
     /// `write` through a file without a name (`fd`, open in the prepared directory), which is
     /// linked under its final name once its bytes are in it.
     private func writeUnnamed(
         fd: Int32, _ pieces: [UnsafeRawBufferPointer], path: String, directory: String, name: Substring, lastPieceID: Int?,
         beforeNaming: () throws -> Void, whenNamed: (_ saved: String, _ synced: Bool) throws -> Void
     ) throws -> String {
+        // No temporary name for the gate to remove: nothing to clear after it.
         var closed = false
-        defer {
-            if !closed { close(fd) }
-            gate.clear()
-        }
+        defer { if !closed { close(fd) } }
         try writeContents(fd: fd, pieces, path: path, directory: directory, lastPieceID: lastPieceID)
         try beforeNaming()
         return try gate.commit {
@@ -520,6 +536,12 @@ public final class AtomicFileWriter {
     /// writev, then more for whatever a short write left. (A save has at most three pieces, far
     /// below writev's limit of 1024.)
     private static func writeAll(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String) throws {
+        if pieces.count == 1 {
+            // One piece (every copy but a stamped one): write(2), without the array of vectors.
+            let failure = writeFully(fd, pieces[0])
+            if failure != 0 { throw Self.userError(SystemError("write", path: path, errno: failure), path: path) }
+            return
+        }
         var unwritten = ArraySlice(pieces.lazy.filter { $0.count > 0 }.map {
             iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count)
         })

@@ -199,8 +199,10 @@ public final class BatchSaver: @unchecked Sendable {
         var lastPath: String?
         /// The frame being saved, as encoded.
         var pictureSize: Resolution?
-        /// 0 before the first save of each frame.
+        /// When the last save ended (or, before a frame's first, when its saving began).
         var previousSaveEnd = 0
+        /// When the reporter was last given the progress.
+        var reportedAt = 0
         /// When `--fill` last asked the file system for its free space.
         var freeSpaceCheckedAt = 0
 
@@ -297,11 +299,13 @@ public final class BatchSaver: @unchecked Sendable {
                 }
             }
 
-            state.previousSaveEnd = 0
             try Self.withJPEG(image.bytes, copies: plan.count) { jpeg in
                 let saving = FrameSaving(
-                    jpeg: jpeg, imageHash: imageHash, runUUID: runUUID, runID: runID, captureRow: captureRow,
-                    frameIndex: frameIndex, seqWidth: seqWidth, frameWidth: frameWidth, time: frame.capturedAt)
+                    jpeg: jpeg, wholeJPEG: [jpeg], imageHash: imageHash, runUUID: runUUID, runID: runID,
+                    captureRow: CaptureRowID(captureRow), frameIndex: frameIndex, seqWidth: seqWidth, frameWidth: frameWidth,
+                    time: frame.capturedAt)
+                // The saving time runs from here, without the capture, the encoding or a pause.
+                state.lock.withLock { state.previousSaveEnd = monotonicMicroseconds() }
                 if writers.count == 1 {
                     for copy in 1...plan.count where try !save(copy: copy, job: 0, of: saving, state: state) { return }
                 } else {
@@ -339,15 +343,35 @@ public final class BatchSaver: @unchecked Sendable {
     /// JPEG, which outlives the jobs (saveAll waits for them all before letting go of it).
     private struct FrameSaving: @unchecked Sendable {
         let jpeg: UnsafeRawBufferPointer
+        /// `jpeg` as the one piece of an unstamped copy: one array for all of them.
+        let wholeJPEG: [UnsafeRawBufferPointer]
         let imageHash: String
         let runUUID: String
         let runID: Int
         /// The frame's capture row, being committed: its id, once it is in.
-        let captureRow: Pending<Int>
+        let captureRow: CaptureRowID
         let frameIndex: Int
         let seqWidth: Int
         let frameWidth: Int
         let time: Date
+    }
+
+    /// A frame's capture row id, waited for by the first save that needs it and then known to
+    /// every other without taking the lock of its `Pending` again.
+    private final class CaptureRowID: Sendable {
+        private let row: Pending<Int>
+        /// 0 until known (row ids start at 1).
+        private let known = Atomic<Int>(0)
+
+        init(_ row: Pending<Int>) { self.row = row }
+
+        func value() throws -> Int {
+            let id = known.load(ordering: .acquiring)
+            if id != 0 { return id }
+            let waited = try row.value()
+            known.store(waited, ordering: .releasing)
+            return waited
+        }
     }
 
     /// Saves copy `copy` of the frame with job `job`'s writer. False once the run is to stop
@@ -382,7 +406,7 @@ public final class BatchSaver: @unchecked Sendable {
                   frameWidth: frame.frameWidth, time: frame.time))
         let saveThis = {
             try self.saveOne(
-                jpeg: frame.jpeg, imageHash: frame.imageHash, path: path, seq: seq, runUUID: frame.runUUID,
+                jpeg: frame.jpeg, wholeJPEG: frame.wholeJPEG, imageHash: frame.imageHash, path: path, seq: seq, runUUID: frame.runUUID,
                 captureRow: frame.captureRow, frameIndex: frame.frameIndex, job: job, state: state)
         }
         do {
@@ -470,8 +494,8 @@ public final class BatchSaver: @unchecked Sendable {
     }
 
     private func saveOne(
-        jpeg: UnsafeRawBufferPointer, imageHash: String, path: String, seq: Int, runUUID: String,
-        captureRow: Pending<Int>, frameIndex: Int, job: Int, state: State
+        jpeg: UnsafeRawBufferPointer, wholeJPEG: [UnsafeRawBufferPointer], imageHash: String, path: String, seq: Int,
+        runUUID: String, captureRow: CaptureRowID, frameIndex: Int, job: Int, state: State
     ) throws {
         let writer = writers[job]
         var comment: [UInt8] = []
@@ -480,12 +504,11 @@ public final class BatchSaver: @unchecked Sendable {
             // A stamped copy is SOI, its comment, then the rest of the JPEG, written as pieces.
             let pieces = plan.stamp
                 ? [UnsafeRawBufferPointer(rebasing: jpeg[0..<2]), commentBytes, UnsafeRawBufferPointer(rebasing: jpeg[2...])]
-                : [jpeg]
+                : wholeJPEG
             let size = jpeg.count + commentBytes.count
             let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
             let savedAt = Date()
             let begin = monotonicMicroseconds()
-            state.lock.withLock { if state.previousSaveEnd == 0 { state.previousSaveEnd = begin } }
             var end = 0
             var captureID = 0
             let saved: String
@@ -513,18 +536,19 @@ public final class BatchSaver: @unchecked Sendable {
     }
 
     /// A file saved under its final name and recorded (nil: a photo sent to standard output), in
-    /// the run's totals and progress.
+    /// the run's totals and progress. `end`: when it took its name (or was sent).
     private func account(saved: String?, size: Int, begin: Int, end: Int, job: Int, state: State) {
         // One job at a time: the totals, the rates and the progress line are shared.
         state.lock.withLock {
             state.latency.record(end - begin)
             state.progress.done += 1
             state.progress.bytes += size
-            // From the end of the previous save (or this one's start) to the end of the
-            // bookkeeping: saving time, with nothing of the capture or the pauses in it.
-            let now = monotonicMicroseconds()
-            state.progress.savingMicroseconds += now - state.previousSaveEnd
-            state.previousSaveEnd = now
+            // From the end of the previous save to the end of this one: saving time, with
+            // nothing of the capture or the pauses in it. This save's bookkeeping, after its
+            // end, counts in the next one's.
+            let now = end
+            state.progress.savingMicroseconds += max(0, now - state.previousSaveEnd)
+            state.previousSaveEnd = max(state.previousSaveEnd, now)
             state.progress.elapsedMicroseconds = now - state.startedAt
             if writers.count > 1 {
                 state.progress.jobs[job].done += 1
@@ -535,7 +559,12 @@ public final class BatchSaver: @unchecked Sendable {
                 state.freeSpaceCheckedAt = now
                 state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
             }
-            reporter.update(state.progress)
+            // Every reporter shows the progress at most ten times a second: given it every 20 ms
+            // (and at the last save), not at each of up to 100 000 saves a second.
+            if now - state.reportedAt >= 20_000 || state.progress.done == state.progress.total {
+                state.reportedAt = now
+                reporter.update(state.progress)
+            }
         }
     }
 

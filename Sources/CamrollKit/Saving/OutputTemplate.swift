@@ -217,8 +217,17 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
         public var time: Date
     }
 
+    /// The path of one save. Written byte by byte into the string's own storage: this runs for
+    /// every file a run saves, and the string interpolation it replaced, with its padded pieces,
+    /// cost 0.46 µs a save, a third of camroll's own CPU time beside the system calls of a
+    /// 23 KB save (perf, make bench-save).
     public func render(_ values: Values) -> String {
-        var out = ""
+        // A token is at most as wide as its width or 20 characters (an Int's digits and sign), a
+        // date three such numbers, a UUID 36.
+        var capacity = 0
+        for piece in pieces {
+            if case .literal(let text) = piece { capacity += text.utf8.count } else { capacity += 64 + values.seqWidth + values.frameWidth }
+        }
         var local: tm?
         func localTime() -> tm {
             if let local { return local }
@@ -228,38 +237,64 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
             local = parts
             return parts
         }
-        func padded(_ number: Int, _ width: Int) -> String { Format.integer(number, width: width, pad: "0") }
-        for piece in pieces {
-            switch piece {
-            case .literal(let text): out += text
-            case .seq(let width): out += padded(values.seq, width ?? values.seqWidth)
-            case .seqGroup(let size):
-                // As wide as the last group of a run whose numbers are seqWidth digits wide.
-                let largestSeq = (0..<min(values.seqWidth, 18)).reduce(1) { value, _ in value * 10 } - 1
-                out += padded((values.seq - 1) / size + 1, String((max(largestSeq, 1) - 1) / size + 1).count)
-            case .uuid: out += UUID().uuidString.lowercased()
-            case .run: out += String(values.run)
-            case .frame: out += padded(values.frame, values.frameWidth)
-            case .date:
-                let t = localTime()
-                out += padded(Int(t.tm_year) + 1900, 4) + padded(Int(t.tm_mon) + 1, 2) + padded(Int(t.tm_mday), 2)
-            case .time:
-                let t = localTime()
-                out += padded(Int(t.tm_hour), 2) + padded(Int(t.tm_min), 2) + padded(Int(t.tm_sec), 2)
-            case .milliseconds:
-                out += padded(Timestamp.milliseconds(of: values.time), 3)
-            case .strftime(let code):
-                let t = localTime()
-                switch code {
-                case "Y": out += padded(Int(t.tm_year) + 1900, 4)
-                case "m": out += padded(Int(t.tm_mon) + 1, 2)
-                case "d": out += padded(Int(t.tm_mday), 2)
-                case "H": out += padded(Int(t.tm_hour), 2)
-                case "M": out += padded(Int(t.tm_min), 2)
-                default: out += padded(Int(t.tm_sec), 2)
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var end = 0
+            func put<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
+                let copied = bytes.withContiguousStorageIfAvailable { contiguous in
+                    UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[end...]))
+                        .copyMemory(from: UnsafeRawBufferPointer(contiguous))
+                }
+                if copied == nil { for byte in bytes { buffer[end] = byte; end += 1 } } else { end += bytes.count }
+            }
+            func padded(_ number: Int, _ width: Int) {
+                guard number >= 0 else { return put(Format.integer(number, width: width, pad: "0").utf8) }
+                var digits = 1, rest = number / 10
+                while rest > 0 { digits += 1; rest /= 10 }
+                let length = max(width, digits)
+                var position = end + length, value = number
+                while position > end {
+                    position -= 1
+                    buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                end += length
+            }
+            for piece in pieces {
+                switch piece {
+                case .literal(let text): put(text.utf8)
+                case .seq(let width): padded(values.seq, width ?? values.seqWidth)
+                case .seqGroup(let size):
+                    // As wide as the last group of a run whose numbers are seqWidth digits wide.
+                    let largestSeq = (0..<min(values.seqWidth, 18)).reduce(1) { value, _ in value * 10 } - 1
+                    padded((values.seq - 1) / size + 1, String((max(largestSeq, 1) - 1) / size + 1).utf8.count)
+                case .uuid: put(UUID().uuidString.lowercased().utf8)
+                case .run: padded(values.run, 1)
+                case .frame: padded(values.frame, values.frameWidth)
+                case .date:
+                    let t = localTime()
+                    padded(Int(t.tm_year) + 1900, 4)
+                    padded(Int(t.tm_mon) + 1, 2)
+                    padded(Int(t.tm_mday), 2)
+                case .time:
+                    let t = localTime()
+                    padded(Int(t.tm_hour), 2)
+                    padded(Int(t.tm_min), 2)
+                    padded(Int(t.tm_sec), 2)
+                case .milliseconds:
+                    padded(Timestamp.milliseconds(of: values.time), 3)
+                case .strftime(let code):
+                    let t = localTime()
+                    switch code {
+                    case "Y": padded(Int(t.tm_year) + 1900, 4)
+                    case "m": padded(Int(t.tm_mon) + 1, 2)
+                    case "d": padded(Int(t.tm_mday), 2)
+                    case "H": padded(Int(t.tm_hour), 2)
+                    case "M": padded(Int(t.tm_min), 2)
+                    default: padded(Int(t.tm_sec), 2)
+                    }
                 }
             }
+            return end
         }
-        return out
     }
 }

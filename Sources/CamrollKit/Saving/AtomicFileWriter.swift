@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import Synchronization
 
 /// Writes files so that a final name only ever holds a complete file, and without
 /// `--overwrite` never replaces one, with no check-then-write race. Two ways:
@@ -724,6 +725,8 @@ public final class WriteGate: Sendable {
     }
 
     private let state = Locked(State())
+    /// `state.stopped`, read without the lock where a file not yet named is all that is at stake.
+    private let stoppedSeen = Atomic<Bool>(false)
 
     public init() {}
 
@@ -750,12 +753,12 @@ public final class WriteGate: Sendable {
 
     /// Creates a file without a name in the directory: nothing for `stop` to remove (it goes
     /// with the process), but none is made once stopped. The descriptor, or -1 and the errno.
+    /// Without the lock: a file without a name made just as `stop` runs is never named (`commit`
+    /// checks under the lock) and goes when it is closed.
     func createUnnamed(directoryFD: Int32) throws -> (fd: Int32, errno: Int32) {
-        try state.withLock { state in
-            if state.stopped { throw Stopped() }
-            let fd = retryingOnInterrupt { clinux_open_unnamed(directoryFD, 0o644) }
-            return fd >= 0 ? (fd, 0) : (-1, errno)
-        }
+        if stoppedSeen.load(ordering: .acquiring) { throw Stopped() }
+        let fd = retryingOnInterrupt { clinux_open_unnamed(directoryFD, 0o644) }
+        return fd >= 0 ? (fd, 0) : (-1, errno)
     }
 
     func commit<T>(_ body: () throws -> T) throws -> T {
@@ -774,6 +777,7 @@ public final class WriteGate: Sendable {
             if let temporary = state.temporary { unlinkat(state.directoryFD, temporary, 0) }
             state.temporary = nil
             state.stopped = true
+            stoppedSeen.store(true, ordering: .releasing)
         }
     }
 }

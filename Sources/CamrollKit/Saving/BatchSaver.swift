@@ -404,13 +404,8 @@ public final class BatchSaver: @unchecked Sendable {
         let path = plan.template.render(
             .init(seq: seq, seqWidth: frame.seqWidth, run: frame.runID, frame: frame.frameIndex,
                   frameWidth: frame.frameWidth, time: frame.time))
-        let saveThis = {
-            try self.saveOne(
-                jpeg: frame.jpeg, wholeJPEG: frame.wholeJPEG, imageHash: frame.imageHash, path: path, seq: seq, runUUID: frame.runUUID,
-                captureRow: frame.captureRow, frameIndex: frame.frameIndex, job: job, state: state)
-        }
         do {
-            try saveThis()
+            try saveOne(path: path, seq: seq, of: frame, job: job, state: state)
         } catch let error as CamrollError where error.isNoSpace {
             // XFS (and ext4) hold space for what the page cache has not written out yet, at its
             // worst: on XFS ~30 KB for a 10 KB photo, and a new name is refused once those holds
@@ -419,7 +414,7 @@ public final class BatchSaver: @unchecked Sendable {
             var final = error
             if Directories.writeOutFileSystem(holding: path) {
                 do {
-                    try saveThis()
+                    try saveOne(path: path, seq: seq, of: frame, job: job, state: state)
                     return true
                 } catch let again as CamrollError where again.isNoSpace {
                     final = again
@@ -475,16 +470,18 @@ public final class BatchSaver: @unchecked Sendable {
         return nil
     }
 
-    /// The frame's JPEG for its `copies` to be written from: where there are several, at an
-    /// address aligned to 64 bytes (a copy, unless the array's own storage is), so that each
-    /// copy's bytes lie in the file at the offset within 64 bytes they have in memory — at 0, or
-    /// after a stamp padded to 64 bytes. The kernel copies them faster so (see
-    /// `JPEGComment.stamp`): a frame's one copy is not worth making another for.
+    /// The frame's JPEG for its `copies` to be written from: where there are several, at the
+    /// start of a page (a copy, unless the array's own storage is), so that each copy's bytes lie
+    /// in the file at the offset within the page they have in memory — at 0, or after a stamp
+    /// padded to 64 bytes at the offset within 64 bytes. The kernel copies them faster so (see
+    /// `JPEGComment.stamp`; page-aligned rather than 64-byte-aligned, a 23 KB copy's write(2) on
+    /// tmpfs took 0.3-0.5 µs less of its ~11: perf, alternating runs): a frame's one copy is not
+    /// worth making another for.
     private static func withJPEG<R>(
         _ bytes: [UInt8], copies: Int, _ body: (UnsafeRawBufferPointer) throws -> R
     ) rethrows -> R {
         try bytes.withUnsafeBytes { jpeg in
-            let alignment = 64
+            let alignment = 4096
             guard copies > 1, let base = jpeg.baseAddress, Int(bitPattern: base) % alignment != 0 else { return try body(jpeg) }
             let aligned = UnsafeMutableRawBufferPointer.allocate(byteCount: jpeg.count, alignment: alignment)
             defer { aligned.deallocate() }
@@ -493,20 +490,18 @@ public final class BatchSaver: @unchecked Sendable {
         }
     }
 
-    private func saveOne(
-        jpeg: UnsafeRawBufferPointer, wholeJPEG: [UnsafeRawBufferPointer], imageHash: String, path: String, seq: Int,
-        runUUID: String, captureRow: CaptureRowID, frameIndex: Int, job: Int, state: State
-    ) throws {
+    private func saveOne(path: String, seq: Int, of frame: FrameSaving, job: Int, state: State) throws {
         let writer = writers[job]
+        let jpeg = frame.jpeg, frameIndex = frame.frameIndex, captureRow = frame.captureRow
         var comment: [UInt8] = []
-        if plan.stamp { comment = JPEGComment.stamp(run: runUUID, seq: seq) }
+        if plan.stamp { comment = JPEGComment.stamp(run: frame.runUUID, seq: seq) }
         try comment.withUnsafeBytes { commentBytes in
             // A stamped copy is SOI, its comment, then the rest of the JPEG, written as pieces.
             let pieces = plan.stamp
                 ? [UnsafeRawBufferPointer(rebasing: jpeg[0..<2]), commentBytes, UnsafeRawBufferPointer(rebasing: jpeg[2...])]
-                : wholeJPEG
+                : frame.wholeJPEG
             let size = jpeg.count + commentBytes.count
-            let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : imageHash
+            let hash = plan.stamp ? XXH128.hex(ofPieces: pieces) : frame.imageHash
             let savedAt = Date()
             let begin = monotonicMicroseconds()
             var end = 0

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// Writes the catalog on a thread of its own, so SQLite's work overlaps the writing of the next
 /// files instead of adding to it. Save rows are queued and committed in one transaction at most
@@ -27,7 +28,9 @@ final class SaveRecorder: @unchecked Sendable {
     private var pending: [Catalog.NewSave] = []
     private var unrecorded: [Catalog.NewSave] = []
     private var drainScheduled = false
-    private var failure: Error?
+    private var failure: Error? { didSet { failed.store(failure != nil, ordering: .releasing) } }
+    /// `failure != nil`, for `checkHealthy` at every save without the lock.
+    private let failed = Atomic<Bool>(false)
 
     init(opening: @escaping () throws -> Catalog, commitIntervalMicroseconds: Int = 50_000) {
         self.opening = opening
@@ -73,6 +76,7 @@ final class SaveRecorder: @unchecked Sendable {
 
     /// The error of an earlier commit, if one failed: the saver stops at the next save.
     func checkHealthy() throws {
+        guard failed.load(ordering: .acquiring) else { return }
         try lock.withLock { if let failure { throw failure } }
     }
 

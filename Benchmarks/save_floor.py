@@ -15,8 +15,9 @@ median of the rounds' ratios is printed beside its range (target >= 0.95).
 
 Then, with --profile (perf): where a 23 KB save's CPU time goes, on the tmpfs, --jobs 1: perf's
 samples of a camroll run split by thread (the writer, the catalog's) and by where they fell (the
-kernel, camroll's code and the Swift runtime, libc, SQLite), as microseconds a save, beside the C
-loop's under the same perf.
+kernel, camroll's code and the Swift runtime, libc, SQLite), less those of a run of a tenth as
+many saves (so without the start-up), as microseconds a save, beside the C loop's under the same
+perf.
 
 usage: Benchmarks/save_floor.py CAMROLL [--rounds R] [--size-mb MB] [--dir DIR] [--profile]  (root)
 """
@@ -76,8 +77,8 @@ def where(dso):
     return "other"
 
 
-def perf_split(work, command, count):
-    """{(thread, place): µs a save} of `command` under perf record, and its sample count."""
+def perf_split(work, command):
+    """{(thread, place): samples} of `command` under perf record, and their sum."""
     data = os.path.join(work, "perf.data")
     recorded = run(["perf", "record", "-F", "9999", "-o", data, "--"] + command)
     if recorded.returncode != 0:
@@ -93,8 +94,19 @@ def perf_split(work, command, count):
         key = ("catalog thread" if comm.endswith("-catalog") else "writer", where(dso))
         cells[key] = cells.get(key, 0) + samples
         total += samples
+    return cells, total
+
+
+def per_save(work, command_of, count):
+    """{(thread, place): µs of CPU a save} of `command_of(count)`, less that of a run of a tenth
+    as many saves, over the saves between: what a save costs, without the start-up (the loader,
+    the first frame's encoding, the catalog's opening) that a whole run's samples count too."""
+    few = count // 10
+    many_cells, many_total = perf_split(work, command_of(count))
+    few_cells, few_total = perf_split(work, command_of(few))
     # Samples at 9999 Hz: 100 µs of CPU each.
-    return {key: samples * 1e6 / 9999 / count for key, samples in cells.items()}, total
+    return ({key: (many_cells.get(key, 0) - few_cells.get(key, 0)) * 1e6 / 9999 / (count - few)
+             for key in set(many_cells) | set(few_cells)}, many_total + few_total)
 
 
 def profile(bench, directory, file_bytes, rounds):
@@ -103,19 +115,24 @@ def profile(bench, directory, file_bytes, rounds):
     if shutil.which("perf") is None:
         print("\nprofile: perf is not installed (apt install linux-perf); skipped")
         return
+    def camroll(count):
+        empty(directory)
+        if os.path.exists(bench.catalog):
+            os.remove(bench.catalog)
+        return [bench.camroll, "snap", "-d", bench.source, "-n", str(count), "--thumbnail", "none",
+                "-o", os.path.join(directory, "{seq}.jpg"), "--db", bench.catalog, "--quiet"]
+
+    def loop(count):
+        empty(directory)
+        return [bench.atomic_cost, directory, str(count), str(file_bytes), "1", "unnamed"]
+
     # Alternated, ROUNDS times each, each cell's median: this machine's speed moves by half
     # from one run to the next.
     runs = {"camroll": [], "loop": []}
     for _ in range(rounds):
-        if os.path.exists(bench.catalog):
-            os.remove(bench.catalog)
-        runs["camroll"].append(perf_split(bench.work, [
-            bench.camroll, "snap", "-d", bench.source, "-n", str(bench.count), "--thumbnail", "none",
-            "-o", os.path.join(directory, "{seq}.jpg"), "--db", bench.catalog, "--quiet"], bench.count))
-        empty(directory)
-        runs["loop"].append(perf_split(bench.work, [
-            bench.atomic_cost, directory, str(bench.count), str(file_bytes), "1", "unnamed"], bench.count))
-        empty(directory)
+        runs["camroll"].append(per_save(bench.work, camroll, bench.count))
+        runs["loop"].append(per_save(bench.work, loop, bench.count))
+    empty(directory)
 
     def medians(splits):
         keys = {key for split, _ in splits for key in split}
@@ -123,8 +140,8 @@ def profile(bench, directory, file_bytes, rounds):
     ours, theirs = medians(runs["camroll"]), medians(runs["loop"])
     ours_samples = sum(total for _, total in runs["camroll"])
     their_samples = sum(total for _, total in runs["loop"])
-    print(f"\nwhere a save's CPU goes, µs a save, {bench.count} saves of {file_bytes} bytes, --jobs 1, tmpfs "
-          f"(perf at 9999 Hz, medians of {rounds} alternating runs each, {ours_samples} and {their_samples} samples):")
+    print(f"\nwhere a save's CPU goes, µs a save, {bench.count} saves of {file_bytes} bytes less {bench.count // 10}, --jobs 1, "
+          f"tmpfs (perf at 9999 Hz, medians of {rounds} alternating pairs of runs each, {ours_samples} and {their_samples} samples):")
     for label, split, threads in [("camroll", ours, ("writer", "catalog thread")), ("the linking C loop", theirs, ("writer",))]:
         for thread in threads:
             row = {place: value for (t, place), value in split.items() if t == thread}
@@ -137,7 +154,7 @@ def main():
     parser.add_argument("camroll")
     parser.add_argument("--dir", default=os.path.join(ROOT, "Benchmarks", "out", "save-floor"))
     parser.add_argument("--size-mb", type=int, default=1024)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--profile-only", action="store_true", help="the profile alone, on a tmpfs")
     args = parser.parse_args()

@@ -240,7 +240,7 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
         return String(unsafeUninitializedCapacity: capacity) { buffer in
             var end = 0
             func put<Bytes: Collection<UInt8>>(_ bytes: Bytes) {
-                let copied = bytes.withContiguousStorageIfAvailable { contiguous in
+                let copied: Void? = bytes.withContiguousStorageIfAvailable { contiguous in
                     UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[end...]))
                         .copyMemory(from: UnsafeRawBufferPointer(contiguous))
                 }

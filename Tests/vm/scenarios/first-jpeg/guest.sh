@@ -1,4 +1,4 @@
-# Time to the first JPEG (a benchmark, run by `make vm-bench`): in one boot, alternating, 5
+# Time to the first JPEG (a benchmark, run by `make vm-bench`): in one boot, alternating, 10
 # reps each — camroll (the default warm-up, --skip auto; --skip 5, the default before it; and
 # --skip 0), fswebcam -S 0, ffmpeg -frames:v 1, the raw v4l2-ctl grab (also through libv4l2),
 # a C program that grabs and encodes one JPEG (grab-jpeg) and records it in a catalog as camroll
@@ -19,7 +19,7 @@ measure() {  # measure TOOL SIZE REP COMMAND...
 }
 for size in 640x480 1920x1080; do
     w=${size%x*} h=${size#*x}
-    for rep in 1 2 3 4 5; do
+    for rep in 1 2 3 4 5 6 7 8 9 10; do
         measure camroll $size $rep camroll snap -d /dev/video0 -r $size -o /tmp/o/c.jpg --overwrite --db /tmp/c.db --quiet
         measure camroll-skip5 $size $rep camroll snap -d /dev/video0 -r $size --skip 5 -o /tmp/o/c5.jpg --overwrite --db /tmp/c.db --quiet
         measure camroll-skip0 $size $rep camroll snap -d /dev/video0 -r $size --skip 0 -o /tmp/o/c0.jpg --overwrite --db /tmp/c.db --quiet

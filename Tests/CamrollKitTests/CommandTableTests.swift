@@ -33,6 +33,10 @@ import Testing
         }
     }
 
+    @Test func theCommandsNamesAreTheirSpecsNames() {
+        #expect(CommandTable.names == CommandTable.commands.map(\.name))
+    }
+
     @Test func everyOptionInTheTableIsHandledByItsParser() {
         for command in CommandTable.commands {
             for option in command.options + CommandTable.global {

@@ -4,7 +4,7 @@ import Glibc
 /// The command line: parses argv, runs a command, turns every error into a message and an
 /// exit status. Nothing here traps on bad input.
 public enum CommandLineTool {
-    static var subcommands: [String] { CommandTable.commands.map(\.name) }
+    static var subcommands: [String] { CommandTable.names }
 
     /// The process's entry: `argv` as the kernel gave it (see `utf8Arguments`), then `main`.
     public static func main(argumentCount: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>,

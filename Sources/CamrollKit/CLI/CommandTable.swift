@@ -374,6 +374,12 @@ enum CommandTable {
 
     static let commands: [CommandSpec] = [snap, pick, devices, formats, controls, check, list, show, verify, delete, stats, help]
 
+    /// `commands`' names, without making their specs: a process runs one command, and telling
+    /// its name from the others' made all twelve tables of options, code run once for nothing
+    /// (under qemu's translation, `make bench-startup`, the blocks counted in docs/benchmarks.md).
+    /// A test checks that these are `commands`' names.
+    static let names = ["snap", "pick", "devices", "formats", "controls", "check", "list", "show", "verify", "delete", "stats", "help"]
+
     static func command(_ name: String) -> CommandSpec? { commands.first { $0.name == name } }
 
     /// The parsers' `default:` for an option the table has and they do not handle: a bug,

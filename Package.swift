@@ -11,10 +11,11 @@ let metadataByAccessor: [SwiftSetting] = [
     .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
 ]
 
-// Exclusive access to a class's properties checked at run time in debug builds only (every test
-// suite, ASan and TSan runs): in the shipped build each check looked the access up in a
-// thread-local set, about 900 instructions of the 5 000 camroll spends on a save beside its
-// system calls (callgrind, make bench-save's 23 KB saves).
+// Exclusive access to a class's properties checked at run time in debug builds only (`swift
+// test`, `make asan` and `make race` build so): in release builds (the shipped one, the VM suites',
+// `make hostile`'s) each check looked the access up in a thread-local set, about 900 of the 5 000
+// instructions camroll spent on a save beside its system calls (callgrind, make bench-save's
+// 23 KB saves).
 let exclusivityCheckedInDebugOnly: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
 ]

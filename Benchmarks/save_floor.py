@@ -101,7 +101,7 @@ def per_save(work, command_of, count):
     """{(thread, place): µs of CPU a save} of `command_of(count)`, less that of a run of a tenth
     as many saves, over the saves between: what a save costs, without the start-up (the loader,
     the first frame's encoding, the catalog's opening) that a whole run's samples count too."""
-    few = count // 10
+    few = max(1, count // 10)
     many_cells, many_total = perf_split(work, command_of(count))
     few_cells, few_total = perf_split(work, command_of(few))
     # Samples at 9999 Hz: 100 µs of CPU each.

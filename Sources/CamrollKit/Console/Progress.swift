@@ -62,7 +62,10 @@ public struct RunSummary: Sendable {
 /// Receives a batch's events and shows them: a live line, plain lines, NDJSON, or nothing.
 public protocol ProgressReporter: AnyObject {
     func started(runID: Int, runUUID: String, device: String, total: Int, template: String)
-    /// Called after every save; implementations decide how often to show it.
+    /// Called after a save, at most every 20 ms, and after the last of a run that saves all it
+    /// was asked for (`BatchSaver.account`); a run that ends otherwise (a fill, a cancellation, a
+    /// failure) ends with `finished` alone, whose summary has the final figures. Implementations
+    /// decide how often to show it.
     func update(_ progress: SaveProgress)
     func finished(_ summary: RunSummary)
 }
@@ -146,7 +149,7 @@ func summaryText(_ summary: RunSummary, detailed: Bool = true) -> String {
 
 /// One status line on stderr, shown as the output allows: redrawn in place on a terminal (at most
 /// ten times a second), else a plain line at most once a second. The text is only built when it
-/// will be shown: `update` runs after every save.
+/// will be shown: `update` runs up to 50 times a second.
 final class ProgressLine {
     private let console: Console
     let live: Bool

@@ -16,7 +16,7 @@ public enum JPEGComment {
     /// The copy's own stamp (`--stamp`): "camroll run=UUID seq=N", the segment padded to a
     /// multiple of 64 bytes. A stamped copy is SOI, this, then the rest of the JPEG; so padded,
     /// the rest lies in the file at the offset (within 64 bytes) it has in memory, where the
-    /// JPEG is 64-byte aligned (`AlignedBytes`). The kernel copies a write into the page cache
+    /// JPEG starts a page (`BatchSaver.withJPEG`). The kernel copies a write into the page cache
     /// with `rep movsb`, which on some processors takes up to twice as long when the two offsets
     /// differ by a little: writes of 2.3 MB to a tmpfs here (AMD EPYC) took 0.88 ms with the
     /// offsets equal and 1.5-2.3 ms with the file's 2 to 28 bytes ahead — as an unpadded stamp put it.

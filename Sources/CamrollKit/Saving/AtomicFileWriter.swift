@@ -534,8 +534,8 @@ public final class AtomicFileWriter {
     }
 
     /// Writes `pieces` one after another with as few system calls as the kernel allows: one
-    /// writev, then more for whatever a short write left. (A save has at most three pieces, far
-    /// below writev's limit of 1024.)
+    /// write, or for several pieces one writev, then more for whatever a short write left. (A
+    /// save has at most three pieces, far below writev's limit of 1024.)
     private static func writeAll(fd: Int32, pieces: [UnsafeRawBufferPointer], path: String) throws {
         if pieces.count == 1 {
             // One piece (every copy but a stamped one): write(2), without the array of vectors.

@@ -544,7 +544,8 @@ public final class BatchSaver: @unchecked Sendable {
             let now = end
             state.progress.savingMicroseconds += max(0, now - state.previousSaveEnd)
             state.previousSaveEnd = max(state.previousSaveEnd, now)
-            state.progress.elapsedMicroseconds = now - state.startedAt
+            // Jobs account out of order: the latest end so far.
+            state.progress.elapsedMicroseconds = max(state.progress.elapsedMicroseconds, now - state.startedAt)
             if writers.count > 1 {
                 state.progress.jobs[job].done += 1
                 state.progress.jobs[job].bytes += size
@@ -554,8 +555,8 @@ public final class BatchSaver: @unchecked Sendable {
                 state.freeSpaceCheckedAt = now
                 state.progress.freeBytes = freeBytes(for: saved) ?? state.progress.freeBytes
             }
-            // Every reporter shows the progress at most ten times a second: given it every 20 ms
-            // (and at the last save), not at each of up to 100 000 saves a second.
+            // The reporter is given the progress at most every 20 ms (and at the last save), not
+            // at each of up to 100 000 saves a second.
             if now - state.reportedAt >= 20_000 || state.progress.done == state.progress.total {
                 state.reportedAt = now
                 reporter.update(state.progress)

@@ -224,9 +224,10 @@ public struct OutputTemplate: Sendable, CustomStringConvertible {
     public func render(_ values: Values) -> String {
         // A token is at most as wide as its width or 20 characters (an Int's digits and sign), a
         // date three such numbers, a UUID 36.
+        let widths = max(0, values.seqWidth) + max(0, values.frameWidth)
         var capacity = 0
         for piece in pieces {
-            if case .literal(let text) = piece { capacity += text.utf8.count } else { capacity += 64 + values.seqWidth + values.frameWidth }
+            if case .literal(let text) = piece { capacity += text.utf8.count } else { capacity += 64 + widths }
         }
         var local: tm?
         func localTime() -> tm {

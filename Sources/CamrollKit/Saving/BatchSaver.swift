@@ -302,7 +302,7 @@ public final class BatchSaver: @unchecked Sendable {
             try Self.withJPEG(image.bytes, copies: plan.count) { jpeg in
                 let saving = FrameSaving(
                     jpeg: jpeg, wholeJPEG: [jpeg], imageHash: imageHash, runUUID: runUUID, runID: runID,
-                    captureRow: CaptureRowID(captureRow), frameIndex: frameIndex, seqWidth: seqWidth, frameWidth: frameWidth,
+                    captureRow: captureRow, frameIndex: frameIndex, seqWidth: seqWidth, frameWidth: frameWidth,
                     time: frame.capturedAt)
                 // The saving time runs from here, without the capture, the encoding or a pause.
                 state.lock.withLock { state.previousSaveEnd = monotonicMicroseconds() }
@@ -349,29 +349,11 @@ public final class BatchSaver: @unchecked Sendable {
         let runUUID: String
         let runID: Int
         /// The frame's capture row, being committed: its id, once it is in.
-        let captureRow: CaptureRowID
+        let captureRow: Pending<Int>
         let frameIndex: Int
         let seqWidth: Int
         let frameWidth: Int
         let time: Date
-    }
-
-    /// A frame's capture row id, waited for by the first save that needs it and then known to
-    /// every other without taking the lock of its `Pending` again.
-    private final class CaptureRowID: Sendable {
-        private let row: Pending<Int>
-        /// 0 until known (row ids start at 1).
-        private let known = Atomic<Int>(0)
-
-        init(_ row: Pending<Int>) { self.row = row }
-
-        func value() throws -> Int {
-            let id = known.load(ordering: .acquiring)
-            if id != 0 { return id }
-            let waited = try row.value()
-            known.store(waited, ordering: .releasing)
-            return waited
-        }
     }
 
     /// Saves copy `copy` of the frame with job `job`'s writer. False once the run is to stop

@@ -1,8 +1,13 @@
+import Synchronization
+
 /// A value being computed on another thread; `value()` waits for it (or its error).
 final class Pending<Value>: @unchecked Sendable {
     private let condition = Condition()
-    // Guarded by `condition`; set once.
+    // Set once, under `condition`.
     private var result: Result<Value, Error>?
+    /// Stored (releasing) once `result` is set, which it never is again: from then on `result` is
+    /// read without the lock. Every save of a run asks for its frame's capture row.
+    private let settled = Atomic<Bool>(false)
 
     /// Computed by `body` on a thread of its own.
     convenience init(_ body: @escaping @Sendable () throws -> Value) {
@@ -17,6 +22,7 @@ final class Pending<Value>: @unchecked Sendable {
         condition.withLock {
             guard result == nil else { return }  // the first outcome stands
             result = outcome
+            settled.store(true, ordering: .releasing)
             condition.broadcast()
         }
     }
@@ -27,7 +33,8 @@ final class Pending<Value>: @unchecked Sendable {
     }
 
     func value() throws -> Value {
-        try condition.withLock {
+        if settled.load(ordering: .acquiring) { return try result!.get() }
+        return try condition.withLock {
             while result == nil { condition.wait() }
             return result!
         }.get()
